@@ -1,0 +1,65 @@
+"""Exceptions raised by flexmb.
+
+Every error says what is wrong and where: the body, joint, mesh entity or value
+involved. Input errors are raised at construction time (``ModelError``), solver
+failures carry the time, step size and residual (``ConvergenceError``).
+"""
+from __future__ import annotations
+
+
+class FlexmbError(Exception):
+    """Base class of every flexmb exception."""
+
+
+class ModelError(FlexmbError, ValueError):
+    """A model item (body, joint, force, mesh, material ...) was given bad input."""
+
+
+class MeshError(ModelError):
+    """A mesh cannot be used: unsupported cells, bad sets, degenerate elements."""
+
+
+class ConstraintError(FlexmbError):
+    """The constraint set cannot be satisfied or is ill-posed."""
+
+
+class RedundantConstraintError(ConstraintError):
+    """Constraint equations are linearly dependent; ``rows`` names them."""
+
+    def __init__(self, message: str, rows: list[str] | None = None):
+        super().__init__(message)
+        self.rows = rows or []
+
+
+class InconsistentInitialConditions(ConstraintError):
+    """Position or velocity projection could not make the start consistent."""
+
+
+class SingularConfigurationError(ConstraintError):
+    """The mechanism reached a configuration where the constraints are singular."""
+
+
+class ConvergenceError(FlexmbError):
+    """Newton iteration failed even after step-size retries.
+
+    Attributes ``time``, ``step``, ``residual`` and ``worst`` (the name of the
+    worst constraint or coordinate) describe the failure; ``result`` holds the
+    part of the solution computed before it, when there is one.
+    """
+
+    def __init__(self, message: str, *, time: float = float("nan"), step: float = float("nan"),
+                 residual: float = float("nan"), worst: str = ""):
+        super().__init__(message)
+        self.time = time
+        self.step = step
+        self.residual = residual
+        self.worst = worst
+        self.result = None
+
+
+class NonFiniteError(FlexmbError, FloatingPointError):
+    """A user function or the solution produced NaN or infinity."""
+
+
+class InstabilityError(FlexmbError):
+    """The physical model left its range of validity (e.g. buckling of a modal body)."""

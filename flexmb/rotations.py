@@ -1,0 +1,180 @@
+"""Euler parameters and rotation matrices (batched).
+
+Conventions (docs/theory.md §1): Euler parameters ``p = (e0, e1, e2, e3)``,
+scalar first; ``A(p)`` maps body-fixed components to global ones.
+Equations after Nikravesh, *Computer-Aided Analysis of Mechanical Systems*
+(1988), §6.3-6.4 and Haug, *Computer-Aided Kinematics and Dynamics* (1989), §9:
+
+* ``A = (2 e0^2 - 1) I + 2 (e e^T + e0 e~)``
+* ``omega = 2 E(p) p_dot`` (global), ``omega' = 2 G(p) p_dot`` (body),
+  with ``E = [-e, e~ + e0 I]`` and ``G = [-e, -e~ + e0 I]``.
+
+Every function accepts a single parameter set ``(..., 4)`` and broadcasts over
+leading dimensions.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "skew", "A", "E", "G", "B", "Q", "T", "second_rate",
+    "from_matrix", "from_axis_angle", "to_axis_angle", "normalize",
+]
+
+
+def skew(v: np.ndarray) -> np.ndarray:
+    """Skew-symmetric matrix ``v~`` with ``v~ w = v x w``; shape (..., 3, 3)."""
+    v = np.asarray(v, dtype=float)
+    out = np.zeros(v.shape[:-1] + (3, 3))
+    out[..., 0, 1] = -v[..., 2]
+    out[..., 0, 2] = v[..., 1]
+    out[..., 1, 0] = v[..., 2]
+    out[..., 1, 2] = -v[..., 0]
+    out[..., 2, 0] = -v[..., 1]
+    out[..., 2, 1] = v[..., 0]
+    return out
+
+
+def A(p: np.ndarray) -> np.ndarray:
+    """Rotation matrix ``A(p)`` (Nikravesh eq. 6.19); exact quadratic form in p."""
+    p = np.asarray(p, dtype=float)
+    e0 = p[..., 0]
+    e = p[..., 1:]
+    out = 2.0 * e[..., :, None] * e[..., None, :] + 2.0 * e0[..., None, None] * skew(e)
+    d = 2.0 * e0 * e0 - 1.0
+    out[..., 0, 0] += d
+    out[..., 1, 1] += d
+    out[..., 2, 2] += d
+    return out
+
+
+def E(p: np.ndarray) -> np.ndarray:
+    """``E(p) = [-e, e~ + e0 I]`` (3x4): ``omega = 2 E p_dot`` (global)."""
+    p = np.asarray(p, dtype=float)
+    out = np.empty(p.shape[:-1] + (3, 4))
+    out[..., :, 0] = -p[..., 1:]
+    out[..., :, 1:] = skew(p[..., 1:]) + p[..., 0, None, None] * np.eye(3)
+    return out
+
+
+def G(p: np.ndarray) -> np.ndarray:
+    """``G(p) = [-e, -e~ + e0 I]`` (3x4): ``omega' = 2 G p_dot`` (body-fixed)."""
+    p = np.asarray(p, dtype=float)
+    out = np.empty(p.shape[:-1] + (3, 4))
+    out[..., :, 0] = -p[..., 1:]
+    out[..., :, 1:] = -skew(p[..., 1:]) + p[..., 0, None, None] * np.eye(3)
+    return out
+
+
+def Q(w: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Symmetric 4x4 ``Q(w, u)`` with ``w . A(p) u = p^T Q p - w . u``.
+
+    Hence ``d(w.A u)/dp = 2 Q p`` and ``d2(w.A u)/dp2 = 2 Q`` exactly (A is
+    quadratic in p), which gives every constraint Hessian in closed form
+    (docs/theory.md §1.2).
+    """
+    w = np.asarray(w, dtype=float)
+    u = np.asarray(u, dtype=float)
+    w, u = np.broadcast_arrays(w, u)
+    out = np.empty(w.shape[:-1] + (4, 4))
+    out[..., 0, 0] = 2.0 * np.einsum("...i,...i->...", w, u)
+    c = np.cross(u, w)
+    out[..., 0, 1:] = c
+    out[..., 1:, 0] = c
+    out[..., 1:, 1:] = w[..., :, None] * u[..., None, :] + u[..., :, None] * w[..., None, :]
+    return out
+
+
+def B(p: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Jacobian ``d(A(p) u)/dp`` (3x4), Nikravesh eq. 6.57 form.
+
+    ``B = 2 [2 e0 u + e~ u,  e u^T + (e.u) I - e0 u~]``.
+    """
+    p = np.asarray(p, dtype=float)
+    u = np.asarray(u, dtype=float)
+    lead = np.broadcast_shapes(p.shape[:-1], u.shape[:-1])
+    p = np.broadcast_to(p, lead + (4,))
+    u = np.broadcast_to(u, lead + (3,))
+    e0 = p[..., 0]
+    e = p[..., 1:]
+    out = np.empty(p.shape[:-1] + (3, 4))
+    out[..., :, 0] = 2.0 * (2.0 * e0[..., None] * u + np.cross(e, u))
+    eu = np.einsum("...i,...i->...", e, u)
+    out[..., :, 1:] = 2.0 * (e[..., :, None] * u[..., None, :]
+                             + eu[..., None, None] * np.eye(3)
+                             - e0[..., None, None] * skew(u))
+    return out
+
+
+def T(y: np.ndarray) -> np.ndarray:
+    """4x4 matrix with ``G(p)^T y = T(y) p``: ``T = [[0, -y^T], [y, -y~]]``."""
+    y = np.asarray(y, dtype=float)
+    out = np.zeros(y.shape[:-1] + (4, 4))
+    out[..., 0, 1:] = -y
+    out[..., 1:, 0] = y
+    out[..., 1:, 1:] = -skew(y)
+    return out
+
+
+def second_rate(pd: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Second directional derivative of ``A(p) u`` along ``pd``: ``pd^T (d2 A u/dp2) pd``.
+
+    A is quadratic in p, so this is ``4 (e0d^2 u + ed (ed.u) + e0d ed x u)``,
+    independent of p. It is the velocity-quadratic part of d2(A u)/dt2.
+    """
+    pd = np.asarray(pd, dtype=float)
+    u = np.asarray(u, dtype=float)
+    e0 = pd[..., 0, None]
+    e = pd[..., 1:]
+    return 4.0 * (e0 * e0 * u + e * np.einsum("...i,...i->...", e, u)[..., None] + e0 * np.cross(e, u))
+
+
+def normalize(p: np.ndarray) -> np.ndarray:
+    """Scale Euler parameters to unit norm (and a non-negative scalar part)."""
+    p = np.asarray(p, dtype=float)
+    n = np.linalg.norm(p, axis=-1, keepdims=True)
+    return p / n
+
+
+def from_matrix(R: np.ndarray) -> np.ndarray:
+    """Euler parameters of a rotation matrix (Shepperd's method, numerically safe)."""
+    R = np.asarray(R, dtype=float)
+    tr = np.trace(R)
+    diag = np.array([tr, R[0, 0], R[1, 1], R[2, 2]])
+    k = int(np.argmax(diag))
+    p = np.empty(4)
+    if k == 0:
+        p[0] = 0.5 * np.sqrt(1.0 + tr)
+        f = 0.25 / p[0]
+        p[1] = (R[2, 1] - R[1, 2]) * f
+        p[2] = (R[0, 2] - R[2, 0]) * f
+        p[3] = (R[1, 0] - R[0, 1]) * f
+    else:
+        i = k - 1
+        j, m = (i + 1) % 3, (i + 2) % 3
+        p[k] = 0.5 * np.sqrt(1.0 + 2.0 * R[i, i] - tr)
+        f = 0.25 / p[k]
+        p[0] = (R[m, j] - R[j, m]) * f
+        p[1 + j] = (R[j, i] + R[i, j]) * f
+        p[1 + m] = (R[m, i] + R[i, m]) * f
+    if p[0] < 0:
+        p = -p
+    return p / np.linalg.norm(p)
+
+
+def from_axis_angle(axis, angle: float) -> np.ndarray:
+    """Euler parameters of a rotation by ``angle`` (rad) about unit ``axis``."""
+    a = np.asarray(axis, dtype=float)
+    a = a / np.linalg.norm(a)
+    return np.concatenate([[np.cos(0.5 * angle)], np.sin(0.5 * angle) * a])
+
+
+def to_axis_angle(p: np.ndarray) -> tuple[np.ndarray, float]:
+    """Axis and angle (rad, in [0, pi]) of unit Euler parameters."""
+    p = normalize(p)
+    if p[0] < 0:
+        p = -p
+    s = np.linalg.norm(p[1:])
+    angle = 2.0 * np.arctan2(s, p[0])
+    axis = p[1:] / s if s > 0 else np.array([1.0, 0.0, 0.0])
+    return axis, angle

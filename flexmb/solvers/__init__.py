@@ -1,0 +1,1 @@
+"""Integrators, Newton iteration, static equilibrium and linear-algebra backends."""

@@ -1,0 +1,184 @@
+"""Linear-algebra backends behind one small interface.
+
+``factorize(A, spd=False)`` returns an object with ``solve(b)``:
+
+* dense LAPACK (LU, or Cholesky when ``spd``) for systems up to ``DENSE_LIMIT``;
+* CHOLMOD (scikit-sparse) for sparse symmetric positive definite matrices;
+* SuperLU (scipy) for other sparse matrices, and for SPD ones when CHOLMOD is
+  absent or disabled.
+
+CHOLMOD can be switched off with the environment variable
+``FLEXMB_NO_CHOLMOD=1`` or :func:`set_cholmod`; flexmb then runs on scipy alone
+and ``flexmb info`` says so.
+"""
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from typing import Iterator
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+DENSE_LIMIT = 250
+"""Systems of at most this many unknowns are solved densely (faster below it)."""
+
+try:  # pragma: no cover - depends on the machine
+    from sksparse.cholmod import analyze as _cholmod_analyze
+    from sksparse.cholmod import CholmodNotPositiveDefiniteError as _CholmodNotPD
+    _CHOLMOD_IMPORT_ERROR = ""
+except Exception as exc:  # ImportError or a broken shared library
+    _cholmod_analyze = None
+    _CholmodNotPD = None
+    _CHOLMOD_IMPORT_ERROR = f"{type(exc).__name__}: {exc}"
+
+_cholmod_enabled = _cholmod_analyze is not None and not os.environ.get("FLEXMB_NO_CHOLMOD")
+
+
+def cholmod_available() -> bool:
+    """True when CHOLMOD is importable *and* enabled."""
+    return _cholmod_enabled
+
+
+def cholmod_import_error() -> str:
+    """Why CHOLMOD could not be imported ('' when it could)."""
+    return _CHOLMOD_IMPORT_ERROR
+
+
+def set_cholmod(enabled: bool) -> bool:
+    """Enable or disable the CHOLMOD backend; returns the previous setting.
+
+    Enabling fails silently (stays off) when scikit-sparse is not importable.
+    """
+    global _cholmod_enabled
+    previous = _cholmod_enabled
+    _cholmod_enabled = bool(enabled) and _cholmod_analyze is not None
+    return previous
+
+
+@contextmanager
+def cholmod_disabled() -> Iterator[None]:
+    """Context manager running its body on scipy's solvers only."""
+    previous = set_cholmod(False)
+    try:
+        yield
+    finally:
+        set_cholmod(previous)
+
+
+def backends() -> dict[str, str]:
+    """Names of the active backends, for ``flexmb info``."""
+    sparse_spd = "CHOLMOD (scikit-sparse)" if _cholmod_enabled else "SuperLU (scipy; CHOLMOD unavailable)"
+    if _cholmod_analyze is not None and not _cholmod_enabled:
+        sparse_spd = "SuperLU (scipy; CHOLMOD disabled)"
+    return {
+        "dense": f"LAPACK via scipy.linalg (n <= {DENSE_LIMIT})",
+        "sparse general": "SuperLU (scipy.sparse.linalg.splu)",
+        "sparse SPD": sparse_spd,
+    }
+
+
+class SingularMatrixError(np.linalg.LinAlgError):
+    """The matrix to factorize is singular (to working precision)."""
+
+
+class Factorization:
+    """A factorized matrix; ``solve(b)`` accepts vectors or (n, k) arrays."""
+
+    backend = "none"
+
+    def solve(self, b: np.ndarray) -> np.ndarray:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class _DenseLU(Factorization):
+    backend = "dense LU"
+
+    def __init__(self, A: np.ndarray):
+        self._lu = sla.lu_factor(A, check_finite=False)
+        d = np.abs(np.diag(self._lu[0]))
+        if d.size and (not np.all(np.isfinite(d)) or d.min() <= 1e-14 * max(d.max(), 1e-300)):
+            raise SingularMatrixError(f"singular matrix (pivot ratio {d.min() / max(d.max(), 1e-300):.1e})")
+
+    def solve(self, b):
+        return sla.lu_solve(self._lu, b, check_finite=False)
+
+
+class _DenseCholesky(Factorization):
+    backend = "dense Cholesky"
+
+    def __init__(self, A: np.ndarray):
+        try:
+            self._c = sla.cho_factor(A, check_finite=False)
+        except np.linalg.LinAlgError as exc:
+            raise SingularMatrixError(f"matrix not positive definite: {exc}") from exc
+
+    def solve(self, b):
+        return sla.cho_solve(self._c, b, check_finite=False)
+
+
+class _SuperLU(Factorization):
+    backend = "SuperLU"
+
+    def __init__(self, A: sp.spmatrix):
+        try:
+            self._lu = spla.splu(sp.csc_matrix(A))
+        except RuntimeError as exc:  # "Factor is exactly singular"
+            raise SingularMatrixError(str(exc)) from exc
+
+    def solve(self, b):
+        return self._lu.solve(np.asarray(b, dtype=float))
+
+
+class _Cholmod(Factorization):
+    backend = "CHOLMOD"
+
+    def __init__(self, A: sp.spmatrix, symbolic=None):
+        A = sp.csc_matrix(A)
+        self.symbolic = symbolic if symbolic is not None else _cholmod_analyze(A)
+        try:
+            self._f = self.symbolic.cholesky(A)
+        except _CholmodNotPD as exc:
+            raise SingularMatrixError(f"matrix not positive definite: {exc}") from exc
+
+    def solve(self, b):
+        return self._f(np.asarray(b, dtype=float))
+
+
+def factorize(A, *, spd: bool = False) -> Factorization:
+    """Factorize a square matrix with the backend that suits it.
+
+    ``spd`` declares the matrix symmetric positive definite (only its values are
+    trusted for that, nothing is checked beyond the factorization succeeding).
+    Raises :class:`SingularMatrixError` when the matrix cannot be factorized.
+    """
+    n = A.shape[0]
+    if n <= DENSE_LIMIT or not sp.issparse(A):
+        dense = A.toarray() if sp.issparse(A) else np.asarray(A, dtype=float)
+        return _DenseCholesky(dense) if spd else _DenseLU(dense)
+    if spd and _cholmod_enabled:
+        return _Cholmod(A)
+    return _SuperLU(A)
+
+
+class SPDSolver:
+    """Repeated factorizations of SPD matrices that share one sparsity pattern.
+
+    With CHOLMOD the symbolic analysis (fill-reducing ordering) is done once and
+    reused for every numeric factorization; otherwise falls back to SuperLU.
+    """
+
+    def __init__(self):
+        self._symbolic = None
+
+    def factorize(self, A) -> Factorization:
+        n = A.shape[0]
+        if n <= DENSE_LIMIT or not sp.issparse(A):
+            return factorize(A, spd=True)
+        if _cholmod_enabled:
+            if self._symbolic is None:
+                self._symbolic = _cholmod_analyze(sp.csc_matrix(A))
+            return _Cholmod(A, self._symbolic)
+        return _SuperLU(A)
