@@ -1,2 +1,24 @@
-"""flexmb: flexible multibody dynamics."""
+"""flexmb: flexible multibody dynamics.
+
+Rigid bodies with Euler parameters, joints as sparse constraint kernels,
+force elements, and implicit generalized-alpha integration. See docs/guide.md.
+"""
 __version__ = "0.1.0"
+
+from . import errors
+from .bodies import Body, Ground, RigidBody
+from .forces import Bushing, Force, RotationalSpringDamper, SpringDamper, Torque, UserForce, wrench_to_generalized
+from .joints import Cylindrical, Distance, Driver, Fixed, Joint, Planar, Prismatic, Revolute, Spherical, Universal
+from .results import Result
+from .solvers.simulate import simulate
+from .system import System
+from .timefunctions import TimeFunction
+
+load_result = Result.load
+
+__all__ = [
+    "__version__", "errors", "System", "Body", "Ground", "RigidBody",
+    "Joint", "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar", "Distance",
+    "Driver", "Force", "Torque", "SpringDamper", "RotationalSpringDamper", "Bushing", "UserForce",
+    "wrench_to_generalized", "TimeFunction", "simulate", "Result", "load_result",
+]

@@ -1,0 +1,262 @@
+"""Assembled equations of a System: residuals, sparse Jacobians, energies, reactions.
+
+Equations (docs/theory.md §4):
+
+    r(q, v, a, lambda, t) = M(q) a - Q(q, v, t) + Phi_q^T lambda = 0,     Phi(q, t) = 0.
+
+``newton_matrix`` returns, with a fixed sparsity pattern built once,
+
+    [[cM M + cC C + cK K + cH H(lambda) + cI I,  Phi_q^T],
+     [Phi_q,                                      D     ]]
+
+with ``K = dr/dq`` (without constraint terms), ``C = dr/dv``, ``H = sum lambda_k
+d2 Phi_k/dq2`` and ``D`` diagonal (1 on rows switched off as redundant, or a
+small regularization in projections).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import rotations as rot
+from .bodies.rigid import NormalizationGroup, RigidBody, RigidBodyGroup
+from .errors import ModelError
+from .forces.applied import AppliedLoadGroup, Force, Torque
+from .forces.springs import ScalarSpringGroup
+from .forces.user import UserForce, UserForceGroup
+from .joints.driver import Driver
+from .joints.kernels import build_groups, extend
+from .sparsity import BlockPattern
+
+
+@dataclass
+class ConstraintEval:
+    phi: np.ndarray       # (m,)
+    jac: sp.csr_matrix    # (m, nq)
+    phi_t: np.ndarray     # (m,)
+    gamma: np.ndarray     # (m,)
+
+
+class Assembly:
+    """Numbers, kernels and sparsity patterns of one compiled System."""
+
+    def __init__(self, system):
+        self.system = system
+        bodies = system.bodies
+        unsupported = [b for b in bodies if not isinstance(b, RigidBody)]
+        if unsupported:
+            raise ModelError(f"bodies of type {type(unsupported[0]).__name__} are not supported by this assembly")
+        self.nq = sum(b.ncoord for b in bodies)
+        self.rigid = RigidBodyGroup(bodies, system.gravity)
+        # constraints: joint primitives first, then one normalization row per body
+        prims, owner = [], []
+        for k, j in enumerate(system.joints):
+            for p in j.primitives():
+                prims.append(p)
+                owner.append(k)
+        self.groups = build_groups(prims, 0, self.nq)
+        prim_owner = {id(p): k for p, k in zip(prims, owner)}
+        self.m_joint = sum(g.n * g.r for g in self.groups)
+        self.norm = NormalizationGroup(bodies, self.m_joint)
+        self.m = self.m_joint + self.norm.n
+        self.labels = [lab for g in self.groups for lab in g.labels] + self.norm.labels
+        self.row_joint = np.full(self.m, -1, dtype=np.int64)
+        for g in self.groups:
+            self.row_joint[g.rows] = np.repeat([prim_owner[id(p)] for p in g.prims], g.r)
+        self.driver_rows = np.zeros(self.m, dtype=bool)
+        for k, j in enumerate(system.joints):
+            if isinstance(j, Driver):
+                self.driver_rows[self.row_joint == k] = True
+        self.active = np.ones(self.m, dtype=bool)   # rows switched off when redundant
+        # forces
+        loads = [f for f in system.forces if isinstance(f, (Force, Torque))]
+        self.loads = AppliedLoadGroup(loads) if loads else None
+        springs = [p for f in system.forces if hasattr(f, "primitives") for p in f.primitives()]
+        self.springs = [ScalarSpringGroup(kind, [p for p in springs if p.measure == kind], self.nq)
+                        for kind in ("length", "angle", "axial", "twist") if any(p.measure == kind for p in springs)]
+        users = [f for f in system.forces if isinstance(f, UserForce)]
+        self.users = UserForceGroup(users) if users else None
+        self._build_patterns()
+
+    # -- patterns ---------------------------------------------------------
+    def _build_patterns(self) -> None:
+        nq, m = self.nq, self.m
+        N = nq + m
+        pat = BlockPattern((N, N))
+        jac_pat = BlockPattern((m, nq))
+        self._h = {}
+        diag = np.arange(nq)[:, None]
+        self._h["I"] = pat.add(diag, diag)
+        self._h["body"] = pat.add(self.rigid.idx, self.rigid.idx)
+        if self.loads is not None:
+            self._h["loads"] = pat.add(self.loads.idx, self.loads.idx)
+        self._h["springs"] = [pat.add(g.scatter, g.scatter) for g in self.springs]
+        self._h["users"] = [pat.add(idx[None, :], idx[None, :]) for idx in (self.users.idx if self.users else [])]
+        self._h["hess"] = [pat.add(g.scatter, g.scatter) for g in self.groups]
+        self._h["norm_hess"] = pat.add(self.norm.cols, self.norm.cols)
+        self._row_cols = [np.repeat(g.scatter, g.r, axis=0) for g in self.groups]
+        self._h["jac"], self._h["jacT"], self._jh = [], [], []
+        for g, cols in zip(self.groups, self._row_cols):
+            rows = (nq + g.rows)[:, None]
+            self._h["jac"].append(pat.add(rows, cols))
+            self._h["jacT"].append(pat.add(cols, rows))
+            self._jh.append(jac_pat.add(g.rows[:, None], cols))
+        nrows = (nq + self.norm.rows)[:, None]
+        self._h["norm_jac"] = pat.add(nrows, self.norm.cols)
+        self._h["norm_jacT"] = pat.add(self.norm.cols, nrows)
+        self._jh_norm = jac_pat.add(self.norm.rows[:, None], self.norm.cols)
+        ldiag = (nq + np.arange(m))[:, None]
+        self._h["D"] = pat.add(ldiag, ldiag)
+        pat.finalize()
+        jac_pat.finalize()
+        self.pattern, self.jac_pattern = pat, jac_pat
+        self._nblocks = len(pat._masks)
+
+    # -- initial state -------------------------------------------------
+    def initial_state(self) -> tuple[np.ndarray, np.ndarray]:
+        q = np.concatenate([b.initial_q() for b in self.system.bodies])
+        v = np.concatenate([b.initial_v() for b in self.system.bodies])
+        return q, v
+
+    # -- constraints ---------------------------------------------------
+    def _row_evals(self, q, v, t):
+        qe, ve = extend(q, v)
+        return [g.evaluate(qe, ve, t) for g in self.groups]
+
+    def constraints(self, q, v, t, evals=None) -> ConstraintEval:
+        """Phi, Phi_q (sparse, inactive rows zeroed), Phi_t and gamma."""
+        evals = self._row_evals(q, v, t) if evals is None else evals
+        phi = np.empty(self.m)
+        phi_t = np.zeros(self.m)
+        gamma = np.empty(self.m)
+        blocks = [None] * len(self.jac_pattern._masks)
+        act = self.active
+        for g, e, h in zip(self.groups, evals, self._jh):
+            phi[g.rows], phi_t[g.rows], gamma[g.rows] = e.phi, e.phi_t, e.gamma
+            blocks[h] = e.jac * act[g.rows][:, None]
+        nphi, njac, nquad = self.norm.evaluate(q, v)
+        phi[self.norm.rows], gamma[self.norm.rows] = nphi, -nquad
+        blocks[self._jh_norm] = njac * act[self.norm.rows][:, None]
+        phi[~act] = 0.0
+        gamma[~act] = 0.0
+        phi_t[~act] = 0.0
+        return ConstraintEval(phi, self.jac_pattern.assemble(blocks), phi_t, gamma)
+
+    # -- residual and Newton matrix --------------------------------------
+    def residual(self, q, v, a, lam, t, coef=None, lam_diag=None):
+        """Residual r (nq), constraint values (m) and, when ``coef = (cM, cC, cK, cH, cI)``
+        is given, the Newton matrix (sparse, (nq+m) square)."""
+        r = np.zeros(self.nq)
+        blocks = [None] * self._nblocks
+        kcoef = None if coef is None else coef[:3]
+        idx, rb, blk = self.rigid.residual(q, v, a, kcoef)
+        np.add.at(r, idx, rb)
+        blocks[self._h["body"]] = blk
+        qe, ve = extend(q, v)
+        if self.loads is not None:
+            idx, rl, blk = self.loads.residual(q, v, t, kcoef)
+            np.add.at(r, idx, rl)
+            blocks[self._h["loads"]] = blk
+        for g, h in zip(self.springs, self._h["springs"]):
+            idx, rs, blk = g.residual(qe, ve, t, kcoef)
+            _scatter_add(r, idx, rs)
+            blocks[h] = blk
+        if self.users is not None:
+            for (idx, ru, blk), h in zip(self.users.contributions(q, v, t, kcoef), self._h["users"]):
+                np.add.at(r, idx, ru)
+                blocks[h] = blk
+        evals = self._row_evals(q, v, t)
+        c = self.constraints(q, v, t, evals)
+        lam_act = np.where(self.active, lam, 0.0)
+        r += c.jac.T @ lam_act
+        if coef is None:
+            return r, c, None
+        cM, cC, cK, cH, cI = coef
+        blocks[self._h["I"]] = np.full(self.nq, cI)
+        if cH:
+            for g, e, h in zip(self.groups, evals, self._h["hess"]):
+                blocks[h] = cH * e.hess(lam_act[g.rows])
+            blocks[self._h["norm_hess"]] = cH * self.norm.hessian(lam_act[self.norm.rows])
+        for g, e, h, hT in zip(self.groups, evals, self._h["jac"], self._h["jacT"]):
+            jb = e.jac * self.active[g.rows][:, None]
+            blocks[h] = jb
+            blocks[hT] = jb
+        nj = self.norm.evaluate(q, v)[1] * self.active[self.norm.rows][:, None]
+        blocks[self._h["norm_jac"]] = nj
+        blocks[self._h["norm_jacT"]] = nj
+        D = np.where(self.active, 0.0, 1.0)
+        if lam_diag is not None:
+            D = D + np.where(self.active, lam_diag, 0.0)
+        blocks[self._h["D"]] = D
+        return r, c, self.pattern.assemble(blocks)
+
+    def mass_matrix(self, q) -> sp.csr_matrix:
+        zero = np.zeros(self.nq)
+        _, _, S = self.residual(q, zero, zero, np.zeros(self.m), 0.0, coef=(1.0, 0.0, 0.0, 0.0, 0.0))
+        return S[: self.nq, : self.nq]
+
+    def forces(self, q, v, t) -> np.ndarray:
+        """Generalized applied + velocity-dependent forces Q(q, v, t) (without constraints)."""
+        r, _, _ = self.residual(q, v, np.zeros(self.nq), np.zeros(self.m), t)
+        return -r
+
+    # -- energies and reactions -------------------------------------------
+    def kinetic_energy(self, q, v) -> float:
+        return self.rigid.kinetic_energy(q, v)
+
+    def potential_energy(self, q, v) -> float:
+        qe, ve = extend(q, v)
+        return self.rigid.potential_energy(q) + sum(g.potential(qe, ve) for g in self.springs)
+
+    def nonconservative_power(self, q, v, t) -> float:
+        """Power of applied loads, dampers and user forces (W)."""
+        qe, ve = extend(q, v)
+        P = sum(g.power(qe, ve) for g in self.springs)
+        if self.loads is not None:
+            P += self.loads.power(q, v, t)
+        if self.users is not None:
+            P += self.users.power(q, v, t)
+        return float(P)
+
+    def driver_power(self, q, v, lam, t) -> float:
+        """Power of the driver constraint forces ``-lambda_d . (Phi_q,d v)`` (W)."""
+        if not self.driver_rows.any():
+            return 0.0
+        c = self.constraints(q, v, t)
+        rows = self.driver_rows & self.active
+        return float(-np.dot(lam[rows], (c.jac @ v)[rows]))
+
+    def accept(self, q, v) -> None:
+        """Tell stateful kernels a step was accepted (angle unwrapping)."""
+        qe, ve = extend(q, v)
+        for g in self.springs:
+            g.accept(qe, ve)
+
+    def reactions(self, q, v, lam, t) -> tuple[np.ndarray, np.ndarray]:
+        """Reaction force (N) and torque about the joint point (N m) that each joint
+        exerts on its second body, global components; arrays (n_joints, 3)."""
+        nj = len(self.system.joints)
+        c = self.constraints(q, v, t)
+        gen = -(c.jac.multiply(np.where(self.active, lam, 0.0)[:, None])).tocsr()   # row k: -lambda_k dPhi_k/dq
+        F = np.zeros((nj, 3))
+        Tq = np.zeros((nj, 3))
+        for k, joint in enumerate(self.system.joints):
+            b = joint.body_b
+            if b.ncoord == 0:
+                b = joint.body_a   # reaction on the ground side is unknown; report on the first body
+            rows = np.flatnonzero(self.row_joint == k)
+            cols = b.offset + np.arange(7)
+            g = np.asarray(gen[rows][:, cols].sum(axis=0)).ravel()
+            f = g[:3]
+            p = q[b.offset + 3:b.offset + 7]
+            n_ref = 0.5 * rot.E(p) @ g[3:]
+            F[k] = f
+            Tq[k] = n_ref - np.cross(joint.point - q[b.offset:b.offset + 3], f)
+        return F, Tq
+
+
+def _scatter_add(r: np.ndarray, idx: np.ndarray, vals: np.ndarray) -> None:
+    mask = idx >= 0
+    np.add.at(r, idx[mask], vals[mask])

@@ -1,0 +1,199 @@
+"""Rigid bodies with Euler parameters, and their vectorized inertia kernel.
+
+Coordinates of a body: ``q_b = (r, p)``, r the global position of the centre of
+mass (m), p the Euler parameters (scalar first) of the body frame, held unit by
+the constraint ``p.p - 1 = 0``. With ``omega' = 2 G(p) p_dot`` the kinetic energy
+is ``T = m/2 |r_dot|^2 + 2 p_dot^T G^T J' G p_dot`` and Lagrange's equations give
+(Nikravesh 1988, eqs. 11.33-11.35; docs/theory.md §3.1)
+
+    m r_ddot = f,
+    4 G^T J' G p_ddot = 2 G^T n' + 8 G(p_dot)^T J' G(p_dot) p  (+ 2 p lambda_norm).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import rotations as rot
+from ..errors import ModelError
+from .base import Body
+
+__all__ = ["RigidBody", "RigidBodyGroup"]
+
+
+def _vector3(value, what: str, owner: str) -> np.ndarray:
+    try:
+        v = np.asarray(value, dtype=float).reshape(3)
+    except (TypeError, ValueError):
+        raise ModelError(f"{owner}: {what} must be 3 numbers, got {value!r}") from None
+    if not np.all(np.isfinite(v)):
+        raise ModelError(f"{owner}: {what} {v.tolist()} is not finite")
+    return v
+
+
+def _inertia_tensor(inertia, owner: str) -> np.ndarray:
+    J = np.asarray(inertia, dtype=float)
+    if J.shape == (3,):
+        J = np.diag(J)
+    if J.shape != (3, 3):
+        raise ModelError(f"{owner}: inertia must be 3 principal values or a 3x3 matrix, got shape {J.shape}")
+    if not np.all(np.isfinite(J)):
+        raise ModelError(f"{owner}: inertia {J.tolist()} is not finite")
+    if not np.allclose(J, J.T, rtol=1e-10, atol=1e-14 * max(1.0, np.abs(J).max())):
+        raise ModelError(f"{owner}: inertia matrix is not symmetric: {J.tolist()}")
+    w = np.linalg.eigvalsh(0.5 * (J + J.T))
+    if w[0] <= 0.0:
+        raise ModelError(f"{owner}: inertia is not positive definite (principal values {w.tolist()} kg m^2)")
+    # Triangle inequality of principal moments (any real mass distribution obeys it).
+    if w[0] + w[1] < w[2] * (1.0 - 1e-9):
+        raise ModelError(f"{owner}: principal inertias {w.tolist()} violate the triangle inequality "
+                         f"I1 + I2 >= I3 ({w[0] + w[1]:.6g} < {w[2]:.6g}): no physical body has them")
+    return 0.5 * (J + J.T)
+
+
+def _orientation(orientation, owner: str) -> np.ndarray:
+    if orientation is None:
+        return np.array([1.0, 0.0, 0.0, 0.0])
+    R = np.asarray(orientation, dtype=float)
+    if R.shape == (4,):
+        n = np.linalg.norm(R)
+        if not np.isfinite(n) or n < 1e-12:
+            raise ModelError(f"{owner}: Euler parameters {R.tolist()} have zero or non-finite norm")
+        return R / n
+    if R.shape == (3, 3):
+        if not np.all(np.isfinite(R)) or not np.allclose(R.T @ R, np.eye(3), atol=1e-6) or np.linalg.det(R) < 0:
+            raise ModelError(f"{owner}: orientation matrix is not a proper rotation (R^T R != I or det < 0): {R.tolist()}")
+        return rot.from_matrix(R)
+    raise ModelError(f"{owner}: orientation must be a 3x3 rotation matrix or 4 Euler parameters, got shape {R.shape}")
+
+
+class RigidBody(Body):
+    """A rigid body; its reference point is the centre of mass.
+
+    Parameters: ``mass`` (kg); ``inertia`` about the centre of mass in the body
+    frame (kg m^2, 3 principal values or a 3x3 matrix); ``position`` of the centre
+    of mass (m); ``orientation`` (3x3 rotation matrix body->global or Euler
+    parameters); ``velocity`` (m/s) and ``angular_velocity`` (rad/s), both global.
+    """
+
+    ncoord = 7
+
+    def __init__(self, mass: float, inertia, position=(0.0, 0.0, 0.0), orientation=None,
+                 velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0), name: str | None = None):
+        super().__init__(name)
+        owner = f"rigid body {self.name!r}"
+        try:
+            m = float(mass)
+        except (TypeError, ValueError):
+            raise ModelError(f"{owner}: mass must be a number, got {mass!r}") from None
+        if not math.isfinite(m) or m <= 0.0:
+            raise ModelError(f"{owner}: mass must be positive and finite, got {m} kg")
+        self.mass = m
+        self.inertia = _inertia_tensor(inertia, owner)
+        self.position = _vector3(position, "position", owner)
+        self.p0 = _orientation(orientation, owner)
+        self.velocity = _vector3(velocity, "velocity", owner)
+        self.angular_velocity = _vector3(angular_velocity, "angular velocity", owner)
+
+    def initial_frame(self):
+        return self.position.copy(), rot.A(self.p0)
+
+    def initial_q(self) -> np.ndarray:
+        return np.concatenate([self.position, self.p0])
+
+    def initial_v(self) -> np.ndarray:
+        # p_dot = 1/2 E^T omega (global omega), Nikravesh eq. 6.96.
+        return np.concatenate([self.velocity, 0.5 * rot.E(self.p0).T @ self.angular_velocity])
+
+
+class RigidBodyGroup:
+    """All rigid bodies of a system, evaluated in one vectorized call.
+
+    Residual contribution ``M(q) v_dot - Q_v(q, v) - m g`` and its derivatives
+    ``dr/dq`` (K), ``dr/dv`` (C), ``dr/dv_dot`` (M), in the 7 coordinates of each body.
+    """
+
+    def __init__(self, bodies: list[RigidBody], gravity: np.ndarray):
+        self.bodies = bodies
+        self.n = len(bodies)
+        self.idx = np.array([b.offset + np.arange(7) for b in bodies], dtype=np.int64).reshape(self.n, 7)
+        self.m = np.array([b.mass for b in bodies])
+        self.J = np.array([b.inertia for b in bodies]).reshape(self.n, 3, 3)
+        self.gravity = np.asarray(gravity, dtype=float)
+
+    # -- residual and Jacobian ----------------------------------------
+    def residual(self, q, v, vdot, coef=None):
+        """Return (idx, r, blocks): r (n, 7); blocks = cM M + cC C + cK K or None."""
+        qb, vb, ab = q[self.idx], v[self.idx], vdot[self.idx]
+        p, pd, pdd = qb[:, 3:], vb[:, 3:], ab[:, 3:]
+        Gp, Gpd = rot.G(p), rot.G(pd)
+        JG = self.J @ Gp
+        Mpp = 4.0 * np.einsum("nki,nkj->nij", Gp, JG)
+        r = np.empty((self.n, 7))
+        r[:, :3] = self.m[:, None] * (ab[:, :3] - self.gravity)
+        JGpd_p = np.einsum("nij,njk,nk->ni", self.J, Gpd, p)
+        qv = 8.0 * np.einsum("nki,nk->ni", Gpd, JGpd_p)          # 8 G(pd)^T J G(pd) p
+        r[:, 3:] = np.einsum("nij,nj->ni", Mpp, pdd) - qv
+        if coef is None:
+            return self.idx, r, None
+        cM, cC, cK = coef
+        blk = np.zeros((self.n, 7, 7))
+        eye = np.eye(3)
+        blk[:, :3, :3] = (cM * self.m)[:, None, None] * eye
+        Mblk = cM * Mpp
+        if cK:
+            # d(M p_dd)/dp = 4 T(J G p_dd) - 4 G^T J G(p_dd);  d(-Q_v)/dp = -8 G(pd)^T J G(pd)
+            JGpdd = np.einsum("nij,nj->ni", JG, pdd)
+            dM = 4.0 * rot.T(JGpdd) - 4.0 * np.einsum("nki,nkl,nlj->nij", Gp, self.J, rot.G(pdd))
+            dQ = 8.0 * np.einsum("nki,nkl,nlj->nij", Gpd, self.J, Gpd)
+            Mblk = Mblk + cK * (dM - dQ)
+        if cC:
+            # Q_v = -8 G(pd)^T y, y = J G(p) pd ->  dQ_v/dpd = -8 T(y) - 8 G(pd)^T J G(p)
+            y = np.einsum("nij,nj->ni", JG, pd)
+            dQdpd = -8.0 * rot.T(y) - 8.0 * np.einsum("nki,nkl,nlj->nij", Gpd, self.J, Gp)
+            Mblk = Mblk - cC * dQdpd
+        blk[:, 3:, 3:] = Mblk
+        return self.idx, r, blk
+
+    # -- energies ---------------------------------------------------------
+    def kinetic_energy(self, q, v) -> float:
+        qb, vb = q[self.idx], v[self.idx]
+        w = 2.0 * np.einsum("nij,nj->ni", rot.G(qb[:, 3:]), vb[:, 3:])
+        return float(0.5 * np.sum(self.m * np.sum(vb[:, :3] ** 2, axis=1))
+                     + 0.5 * np.einsum("ni,nij,nj->", w, self.J, w))
+
+    def potential_energy(self, q) -> float:
+        return float(-np.sum(self.m * (q[self.idx[:, :3]] @ self.gravity)))
+
+    def linear_momentum(self, v) -> np.ndarray:
+        return np.sum(self.m[:, None] * v[self.idx[:, :3]], axis=0)
+
+    def angular_momentum(self, q, v, about=np.zeros(3)) -> np.ndarray:
+        """Total angular momentum about a fixed point (global components)."""
+        qb, vb = q[self.idx], v[self.idx]
+        p = qb[:, 3:]
+        w_body = 2.0 * np.einsum("nij,nj->ni", rot.G(p), vb[:, 3:])
+        h_body = np.einsum("nij,nj->ni", self.J, w_body)
+        h = np.einsum("nij,nj->ni", rot.A(p), h_body)
+        h += np.cross(qb[:, :3] - about, self.m[:, None] * vb[:, :3])
+        return h.sum(axis=0)
+
+
+class NormalizationGroup:
+    """Euler-parameter normalization rows ``(p.p - 1)/2 = 0``, one per body."""
+
+    def __init__(self, bodies: list[Body], row0: int):
+        self.bodies = bodies
+        self.n = len(bodies)
+        self.cols = np.array([b.offset + 3 + np.arange(4) for b in bodies], dtype=np.int64).reshape(self.n, 4)
+        self.rows = row0 + np.arange(self.n)
+        self.labels = [f"Euler-parameter normalization of {b.name!r}" for b in bodies]
+
+    def evaluate(self, q, v):
+        p, pd = q[self.cols], v[self.cols]
+        phi = 0.5 * (np.sum(p * p, axis=1) - 1.0)
+        return phi, p, np.sum(pd * pd, axis=1)   # value, jac (n,4), quad
+
+    def hessian(self, lam):
+        return lam[:, None, None] * np.broadcast_to(np.eye(4), (self.n, 4, 4))

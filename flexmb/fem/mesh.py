@@ -1,0 +1,614 @@
+"""Mesh bridge: meshio files or plain arrays -> a validated ``FEMesh``.
+
+Formats, the cell-type mapping, how named sets are resolved and the validity
+checks with their formulas are described in docs/theory-mesh.md. Coordinates
+are taken as they are, in metres (no unit conversion). Node and element ids in
+messages are 0-based indices: nodes in the order of the input point array (the
+file's node order), elements in the order of ``cells[cell_type]``.
+"""
+from __future__ import annotations
+
+import itertools
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from types import MappingProxyType
+
+import meshio
+import numpy as np
+from meshio._helpers import reader_map as _MESHIO_READERS
+from numpy.typing import ArrayLike
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+from scipy.spatial import cKDTree
+
+from flexmb.errors import MeshError
+from flexmb.fem import selection
+
+#: Cell types flexmb turns into elements (meshio names) -> element kind.
+SUPPORTED_CELLS: Mapping[str, str] = MappingProxyType({
+    "line": "beam", "line3": "beam",
+    "triangle": "shell", "quad": "shell",
+    "tetra": "solid", "tetra10": "solid", "hexahedron": "solid", "hexahedron20": "solid",
+})
+
+_DUPLICATE_RTOL = 1e-9    # coincidence radius / bounding-box diagonal (docs/theory-mesh.md §4)
+_DEGENERATE_RTOL = 1e-10  # smallest accepted measure / h_e**dim (docs/theory-mesh.md §4)
+_MAX_LISTED = 10          # ids listed in one error message
+_GMSH_DIM_NAMES = ("Point", "Curve", "Surface", "Volume")
+
+
+class MeshWarning(UserWarning):
+    """A mesh was repaired on reading (orphan nodes dropped, duplicates merged, cells ignored)."""
+
+
+# ----------------------------------------------------------------------------------------------
+# Reference elements: natural coordinates in meshio (= VTK) node order, docs/theory-mesh.md §4
+# ----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _RefCell:
+    """Reference element: nodes and monomial basis spanning its shape functions."""
+
+    nodes: np.ndarray      # (n, d) natural coordinates of the nodes
+    exponents: np.ndarray  # (n, d) exponents of the monomials spanning the shape functions
+    check: np.ndarray      # (m, d) points where the Jacobian is checked: corners + Gauss points
+    center: np.ndarray     # (1, d) point where the reference direction of lines/shells is taken
+
+
+def _midpoints(corners: np.ndarray, edges: list[tuple[int, int]]) -> np.ndarray:
+    """Natural coordinates of the mid-edge nodes, in the order of ``edges``."""
+    return np.array([(corners[a] + corners[b]) / 2 for a, b in edges])
+
+
+def _make_refs() -> dict[str, _RefCell]:
+    """The reference cells of ``SUPPORTED_CELLS``."""
+    g = 1 / np.sqrt(3)
+    line = np.array([[-1.0], [1.0]])
+    tri = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    quad = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])
+    tet = np.vstack([np.zeros(3), np.eye(3)])
+    hexa = np.array([[-1, -1, -1], [1, -1, -1], [1, 1, -1], [-1, 1, -1],
+                     [-1, -1, 1], [1, -1, 1], [1, 1, 1], [-1, 1, 1]], dtype=float)
+    tet_edges = [(0, 1), (1, 2), (2, 0), (0, 3), (1, 3), (2, 3)]
+    hex_edges = [(0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4),
+                 (0, 4), (1, 5), (2, 6), (3, 7)]
+    a, b = 0.5854101966249685, 0.1381966011250105  # 4-point tetrahedron rule
+    tet_gauss = np.array([[b, b, b], [a, b, b], [b, a, b], [b, b, a]])
+    quad_gauss = g * quad
+    hex_gauss = g * hexa
+    lin3 = np.array(list(itertools.product((0, 1), repeat=3)))
+    quad2 = np.array([[2, 0, 0], [0, 2, 0], [0, 0, 2], [1, 1, 0], [0, 1, 1], [1, 0, 1]])
+    serendipity = np.array([[2, 0, 0], [0, 2, 0], [0, 0, 2], [2, 1, 0], [2, 0, 1], [1, 2, 0],
+                            [0, 2, 1], [1, 0, 2], [0, 1, 2], [2, 1, 1], [1, 2, 1], [1, 1, 2]])
+    return {
+        "line": _RefCell(line, np.array([[0], [1]]), np.vstack([line, g * line]), np.zeros((1, 1))),
+        "line3": _RefCell(np.vstack([line, [[0.0]]]), np.array([[0], [1], [2]]),
+                          np.vstack([line, [[0.0]], g * line]), np.zeros((1, 1))),
+        "triangle": _RefCell(tri, np.array([[0, 0], [1, 0], [0, 1]]), tri, np.full((1, 2), 1 / 3)),
+        "quad": _RefCell(quad, np.array([[0, 0], [1, 0], [0, 1], [1, 1]]),
+                         np.vstack([quad, quad_gauss]), np.zeros((1, 2))),
+        "tetra": _RefCell(tet, np.vstack([np.zeros(3, int), np.eye(3, dtype=int)]), tet,
+                          np.full((1, 3), 0.25)),
+        "tetra10": _RefCell(np.vstack([tet, _midpoints(tet, tet_edges)]),
+                            np.vstack([np.zeros(3, int), np.eye(3, dtype=int), quad2]),
+                            np.vstack([tet, tet_gauss]), np.full((1, 3), 0.25)),
+        "hexahedron": _RefCell(hexa, lin3, np.vstack([hexa, hex_gauss]), np.zeros((1, 3))),
+        "hexahedron20": _RefCell(np.vstack([hexa, _midpoints(hexa, hex_edges)]),
+                                 np.vstack([lin3, serendipity]), np.vstack([hexa, hex_gauss]),
+                                 np.zeros((1, 3))),
+    }
+
+
+_REF = _make_refs()
+
+
+def _shape_gradients(ref: _RefCell, xi: np.ndarray) -> np.ndarray:
+    """dN_i/dxi_k at the natural points ``xi`` (m, d) -> (m, n, d).
+
+    N = m(xi) @ C with C = V^-1, V_aj = m_j(node_a) (docs/theory-mesh.md §4).
+    """
+    e = ref.exponents
+    coef = np.linalg.inv(np.prod(ref.nodes[:, None, :] ** e[None], axis=2))
+    grads = []
+    for k in range(e.shape[1]):
+        ek = e.copy()
+        ek[:, k] = np.maximum(ek[:, k] - 1, 0)
+        dm = e[:, k] * np.prod(xi[:, None, :] ** ek[None], axis=2)
+        grads.append(dm @ coef)
+    return np.stack(grads, axis=-1)
+
+
+@lru_cache(maxsize=None)
+def _check_tables(cell_type: str) -> tuple[np.ndarray, np.ndarray]:
+    """Shape gradients at the check points (m, n, d) and at the center (n, d)."""
+    ref = _REF[cell_type]
+    return _shape_gradients(ref, ref.check), _shape_gradients(ref, ref.center)[0]
+
+
+def _signed_measure(cell_type: str, x: np.ndarray) -> np.ndarray:
+    """Jacobian measure at each check point of each element, (E, m).
+
+    Solids: det(dx/dxi). Shells: (g1 x g2) . n_c, lines: g1 . t_c, with n_c, t_c the
+    unit normal/tangent at the element center (docs/theory-mesh.md §4). ``x`` is (E, n, 3).
+    """
+    d_check, d_center = _check_tables(cell_type)
+    g = np.einsum("enj,pnk->epjk", x, d_check)
+    if g.shape[-1] == 3:
+        return np.linalg.det(g)
+    gc = np.einsum("enj,nk->ejk", x, d_center)
+    if g.shape[-1] == 2:
+        vec, ref = np.cross(g[..., 0], g[..., 1]), np.cross(gc[..., 0], gc[..., 1])
+    else:
+        vec, ref = g[..., 0], gc[..., 0]
+    norm = np.linalg.norm(ref, axis=1, keepdims=True)
+    unit = np.divide(ref, norm, out=np.zeros_like(ref), where=norm > 0)
+    return np.einsum("epj,ej->ep", vec, unit)
+
+
+# ----------------------------------------------------------------------------------------------
+# Input checks
+# ----------------------------------------------------------------------------------------------
+def _listing(values: ArrayLike, total: int | None = None) -> str:
+    """The first ``_MAX_LISTED`` values joined by commas, then '... and N more'.
+
+    ``total`` is the full count when ``values`` was already cut short.
+    """
+    items = [str(v) for v in values[:_MAX_LISTED]]
+    extra = (len(values) if total is None else total) - len(items)
+    return ", ".join(items) + (f" ... and {extra} more" if extra > 0 else "")
+
+
+def _as_points(points: ArrayLike) -> np.ndarray:
+    """(N, 3) float64 coordinates [m]; 2D points padded with z = 0; non-finite refused."""
+    try:
+        p = np.asarray(points, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise MeshError(f"points must be an (N, 2) or (N, 3) array of floats: {exc}") from None
+    if p.ndim != 2 or p.shape[1] not in (2, 3) or p.shape[0] == 0:
+        raise MeshError(f"points must be an (N, 2) or (N, 3) array, got shape {p.shape}")
+    if p.shape[1] == 2:
+        p = np.column_stack([p, np.zeros(len(p))])
+    bad = np.flatnonzero(~np.all(np.isfinite(p), axis=1))
+    if bad.size:
+        raise MeshError(f"{bad.size} nodes have non-finite coordinates: {_listing(bad)}")
+    return np.ascontiguousarray(p)
+
+
+def _as_ids(values: ArrayLike, n: int, what: str) -> np.ndarray:
+    """Sorted unique int64 ids in [0, n); anything else is refused naming ``what``."""
+    a = np.asarray(values).ravel()
+    if a.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if not np.issubdtype(a.dtype, np.integer):
+        raise MeshError(f"{what}: ids must be integers, got dtype {a.dtype}")
+    a = a.astype(np.int64)
+    bad = np.unique(a[(a < 0) | (a >= n)])
+    if bad.size:
+        raise MeshError(f"{what}: ids out of range 0..{n - 1}: {_listing(bad)}")
+    return np.unique(a)
+
+
+def _as_cells(cells: Mapping[str, ArrayLike] | None, n_points: int) -> dict[str, np.ndarray]:
+    """Connectivity arrays checked for type, shape and node-id range."""
+    cells = dict(cells or {})
+    unsupported = [t for t in cells if t not in SUPPORTED_CELLS]
+    if unsupported:
+        counts = ", ".join(f"{t} ({len(np.asarray(cells[t]))} cells)" for t in unsupported)
+        raise MeshError(f"unsupported cell types: {counts}; supported: {', '.join(SUPPORTED_CELLS)}")
+    out = {}
+    for cell_type, conn in cells.items():
+        a = np.asarray(conn)
+        if a.size == 0:
+            continue
+        n_per = len(_REF[cell_type].nodes)
+        if a.ndim != 2 or a.shape[1] != n_per or not np.issubdtype(a.dtype, np.integer):
+            raise MeshError(f"{cell_type} connectivity must be an integer (n, {n_per}) array, "
+                            f"got {a.dtype} {a.shape}")
+        a = a.astype(np.int64)
+        bad = np.flatnonzero(np.any((a < 0) | (a >= n_points), axis=1))
+        if bad.size:
+            raise MeshError(f"{bad.size} {cell_type} cells reference node ids outside 0..{n_points - 1}: "
+                            + _listing([f"cell {e} -> {a[e].tolist()}" for e in bad[:_MAX_LISTED]],
+                                       bad.size))
+        out[cell_type] = a
+    if not out:
+        raise MeshError("the mesh has no cells of a supported type "
+                        f"({', '.join(SUPPORTED_CELLS)})")
+    return out
+
+
+def _as_cell_sets(cell_sets: Mapping | None, cells: dict[str, np.ndarray]) -> dict:
+    """Cell sets checked: known cell types, indices in range, sorted unique."""
+    out = {}
+    for name, parts in (cell_sets or {}).items():
+        if not isinstance(parts, Mapping):
+            raise MeshError(f"cell set {name!r} must map cell type -> cell indices")
+        checked = {}
+        for cell_type, idx in parts.items():
+            if cell_type not in cells:
+                raise MeshError(f"cell set {name!r} refers to cell type {cell_type!r}, which the mesh "
+                                f"does not have (types: {', '.join(cells)})")
+            ids = _as_ids(idx, len(cells[cell_type]), f"cell set {name!r} ({cell_type})")
+            if ids.size:
+                checked[cell_type] = ids
+        out[str(name)] = checked
+    return out
+
+
+def _repeated_node_cells(cell_type: str, conn: np.ndarray, source: np.ndarray) -> None:
+    """Refuse cells that use the same node twice."""
+    s = np.sort(conn, axis=1)
+    bad = np.flatnonzero(np.any(s[:, 1:] == s[:, :-1], axis=1))
+    if bad.size:
+        raise MeshError(f"{bad.size} {cell_type} cells repeat a node: " + _listing(
+            [f"cell {e} (nodes {source[conn[e]].tolist()})" for e in bad[:_MAX_LISTED]], bad.size))
+
+
+_BAD_GEOMETRY = {
+    "solid": "degenerate or inverted (Jacobian determinant <= 0)",
+    "shell": "degenerate (zero area) or folded (area Jacobian along the element normal <= 0)",
+    "beam": "degenerate (zero length) or folded (dx/dxi along the chord <= 0)",
+}
+
+
+def _check_geometry(cell_type: str, conn: np.ndarray, points: np.ndarray) -> None:
+    """Refuse elements whose Jacobian measure is <= rtol * h_e**dim anywhere (theory §4)."""
+    x = points[conn]
+    measure = _signed_measure(cell_type, x).min(axis=1)
+    size = np.ptp(x, axis=1).max(axis=1)
+    dim = _REF[cell_type].nodes.shape[1]
+    bad = np.flatnonzero(measure <= _DEGENERATE_RTOL * size**dim)
+    if bad.size:
+        raise MeshError(
+            f"{bad.size} {cell_type} elements are {_BAD_GEOMETRY[SUPPORTED_CELLS[cell_type]]}: "
+            + _listing([f"element {e} (min {measure[e]:.3g})" for e in bad[:_MAX_LISTED]], bad.size))
+
+
+def _renumber(new_of_old: np.ndarray, cells: dict, node_sets: dict) -> tuple[dict, dict]:
+    """Apply a node renumbering (-1 = removed) to connectivity and node sets."""
+    cells = {t: new_of_old[c] for t, c in cells.items()}
+    sets = {}
+    for name, ids in node_sets.items():
+        new = new_of_old[ids]
+        sets[name] = np.unique(new[new >= 0])
+    return cells, sets
+
+
+def _merge_map(points: np.ndarray, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Keep mask and old -> new ids merging each coincidence cluster into its lowest id."""
+    n = len(points)
+    graph = coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
+    _, labels = connected_components(graph, directed=False)
+    lowest = np.full(labels.max() + 1, n)
+    np.minimum.at(lowest, labels, np.arange(n))
+    target = lowest[labels]
+    keep = target == np.arange(n)
+    return keep, (np.cumsum(keep) - 1)[target]
+
+
+# ----------------------------------------------------------------------------------------------
+# FEMesh
+# ----------------------------------------------------------------------------------------------
+class FEMesh:
+    """A validated finite-element mesh: nodes [m], cells by meshio type, named sets.
+
+    Parameters
+    ----------
+    points : (N, 2) or (N, 3) node coordinates [m]; 2D points get z = 0.
+    cells : cell type (keys of ``SUPPORTED_CELLS``) -> (n_e, nodes per cell) node ids, meshio/VTK order.
+    cell_sets : name -> {cell type -> indices into ``cells[type]``}.
+    node_sets : name -> node ids.
+    strict : refuse orphan nodes instead of dropping them with a ``MeshWarning``.
+    merge_duplicates : merge coincident nodes instead of refusing them.
+
+    Dropping orphans or merging duplicates renumbers the nodes; ``source_ids[i]`` is
+    the index in the input ``points`` of node ``i``.
+    """
+
+    def __init__(self, points: ArrayLike, cells: Mapping[str, ArrayLike],
+                 cell_sets: Mapping[str, Mapping[str, ArrayLike]] | None = None,
+                 node_sets: Mapping[str, ArrayLike] | None = None, *,
+                 strict: bool = False, merge_duplicates: bool = False):
+        points = _as_points(points)
+        conn = _as_cells(cells, len(points))
+        cell_sets = _as_cell_sets(cell_sets, conn)
+        sets = {str(k): _as_ids(v, len(points), f"node set {k!r}") for k, v in (node_sets or {}).items()}
+        source = np.arange(len(points), dtype=np.int64)
+        points, conn, sets, source = self._drop_orphans(points, conn, sets, source, strict)
+        points, conn, sets, source = self._merge_duplicates(points, conn, sets, source, merge_duplicates)
+        for cell_type, c in conn.items():
+            _repeated_node_cells(cell_type, c, source)
+            _check_geometry(cell_type, c, points)
+        set_ids = [ids for parts in cell_sets.values() for ids in parts.values()]
+        for a in (points, source, *conn.values(), *sets.values(), *set_ids):
+            a.flags.writeable = False
+        self.points: np.ndarray = points
+        self.cells: dict[str, np.ndarray] = conn
+        self.cell_sets: dict[str, dict[str, np.ndarray]] = cell_sets
+        self.node_sets: dict[str, np.ndarray] = sets
+        self.source_ids: np.ndarray = source
+
+    @staticmethod
+    def _drop_orphans(points, conn, sets, source, strict):
+        """Remove nodes used by no cell (warning), or refuse them when ``strict``."""
+        used = np.zeros(len(points), dtype=bool)
+        for c in conn.values():
+            used[c.ravel()] = True
+        orphans = np.flatnonzero(~used)
+        if orphans.size == 0:
+            return points, conn, sets, source
+        if strict:
+            raise MeshError(f"{orphans.size} orphan nodes (used by no cell): {_listing(orphans)}")
+        touched = [name for name, ids in sets.items() if np.any(~used[ids])]
+        note = f"; removed from node sets {', '.join(touched)}" if touched else ""
+        warnings.warn(f"dropped {orphans.size} orphan nodes (used by no cell): {_listing(orphans)}"
+                      f"{note}", MeshWarning, stacklevel=3)
+        conn, sets = _renumber(np.where(used, np.cumsum(used) - 1, -1), conn, sets)
+        return points[used], conn, sets, source[used]
+
+    @staticmethod
+    def _merge_duplicates(points, conn, sets, source, merge):
+        """Refuse nodes coincident within 1e-9 * bbox diagonal, or merge them."""
+        tol = _DUPLICATE_RTOL * float(np.linalg.norm(np.ptp(points, axis=0)))
+        pairs = cKDTree(points).query_pairs(r=tol, output_type="ndarray")
+        if pairs.size == 0:
+            return points, conn, sets, source
+        if not merge:
+            named = [f"{source[i]} & {source[j]}" for i, j in pairs[:_MAX_LISTED]]
+            raise MeshError(f"{len(pairs)} pairs of duplicate nodes (within {tol:.3g} m): "
+                            + _listing(named, len(pairs))
+                            + "; pass merge_duplicates=True to merge them")
+        keep, new_of_old = _merge_map(points, pairs)
+        warnings.warn(f"merged {np.count_nonzero(~keep)} duplicate nodes into their lowest-id twin",
+                      MeshWarning, stacklevel=3)
+        conn, sets = _renumber(new_of_old, conn, sets)
+        return points[keep], conn, sets, source[keep]
+
+    # -- queries ---------------------------------------------------------------------------
+    @property
+    def n_nodes(self) -> int:
+        """Number of nodes."""
+        return len(self.points)
+
+    def bounding_box(self) -> np.ndarray:
+        """(2, 3) array: lowest and highest node coordinates [m]."""
+        return np.array([self.points.min(axis=0), self.points.max(axis=0)])
+
+    @staticmethod
+    def kind(cell_type: str) -> str:
+        """Element kind of a cell type: 'beam', 'shell' or 'solid'."""
+        if cell_type not in SUPPORTED_CELLS:
+            raise MeshError(f"unsupported cell type {cell_type!r}; supported: {', '.join(SUPPORTED_CELLS)}")
+        return SUPPORTED_CELLS[cell_type]
+
+    def node_set(self, name: str) -> np.ndarray:
+        """Sorted node ids of a named node set."""
+        if name not in self.node_sets:
+            raise MeshError(f"no node set {name!r}; available node sets: "
+                            f"{', '.join(sorted(self.node_sets)) or 'none'}")
+        return self.node_sets[name]
+
+    def cell_set(self, name: str) -> dict[str, np.ndarray]:
+        """Cell type -> sorted indices into ``cells[type]`` of a named cell set."""
+        if name not in self.cell_sets:
+            hint = f" ({name!r} is a node set)" if name in self.node_sets else ""
+            raise MeshError(f"no cell set {name!r}{hint}; available cell sets: "
+                            f"{', '.join(sorted(self.cell_sets)) or 'none'}")
+        return dict(self.cell_sets[name])
+
+    def add_node_set(self, name: str, ids: ArrayLike, replace: bool = False) -> np.ndarray:
+        """Store node ids under ``name`` (sorted, unique) and return them."""
+        if not isinstance(name, str) or not name:
+            raise MeshError(f"node set name must be a non-empty string, got {name!r}")
+        if name in self.node_sets and not replace:
+            raise MeshError(f"node set {name!r} exists already; pass replace=True to overwrite it")
+        checked = _as_ids(ids, self.n_nodes, f"node set {name!r}")
+        checked.flags.writeable = False
+        self.node_sets[name] = checked
+        return checked
+
+    # -- geometric selection (flexmb/fem/selection.py) --------------------------------------
+    def select_box(self, lo: ArrayLike, hi: ArrayLike, tol: float | None = None,
+                   allow_empty: bool = False) -> np.ndarray:
+        """Node ids inside the axis-aligned box [lo, hi] grown by ``tol`` [m]."""
+        return selection.in_box(self.points, lo, hi, tol, allow_empty)
+
+    def select_plane(self, point: ArrayLike, normal: ArrayLike, tol: float | None = None,
+                     allow_empty: bool = False) -> np.ndarray:
+        """Node ids within ``tol`` [m] of the plane through ``point`` with ``normal``."""
+        return selection.on_plane(self.points, point, normal, tol, allow_empty)
+
+    def select_cylinder(self, point: ArrayLike, axis: ArrayLike, radius: float,
+                        tol: float | None = None, inside: bool = False,
+                        allow_empty: bool = False) -> np.ndarray:
+        """Node ids on (or with ``inside``, within) a cylinder of ``radius`` [m] about an axis."""
+        return selection.on_cylinder(self.points, point, axis, radius, tol, inside, allow_empty)
+
+    def nearest_node(self, point: ArrayLike) -> int:
+        """Id of the node closest to ``point`` [m]."""
+        return selection.nearest(self.points, point)
+
+    def __repr__(self) -> str:
+        cells = ", ".join(f"{t}: {len(c)}" for t, c in self.cells.items())
+        return (f"FEMesh({self.n_nodes} nodes; {cells}; cell sets: {', '.join(self.cell_sets) or '-'};"
+                f" node sets: {', '.join(self.node_sets) or '-'})")
+
+
+# ----------------------------------------------------------------------------------------------
+# meshio -> FEMesh
+# ----------------------------------------------------------------------------------------------
+def read_mesh(path: str | Path, *, ignore_unsupported: bool = False, strict: bool = False,
+              merge_duplicates: bool = False, element_dims: tuple[int, ...] | None = None,
+              file_format: str | None = None) -> FEMesh:
+    """Read any meshio-readable mesh file into a validated ``FEMesh`` (coordinates as stored, m).
+
+    ``element_dims`` chooses which topological dimensions become elements; by default only
+    the highest one present (lower-dimensional cells then only define named sets).
+    ``file_format`` is a meshio format name ("gmsh", "abaqus", "vtu" ...); by default it
+    follows from the file extension. See ``from_meshio`` for the other keywords and
+    docs/theory-mesh.md for the rules.
+    """
+    path = Path(path)
+    raw = _read_raw(path, file_format)
+    try:
+        return from_meshio(raw, ignore_unsupported=ignore_unsupported, strict=strict,
+                           merge_duplicates=merge_duplicates, element_dims=element_dims)
+    except MeshError as exc:
+        raise MeshError(f"{path}: {exc}") from None
+
+
+def _read_raw(path: Path, file_format: str | None) -> meshio.Mesh:
+    """Read ``path`` with the meshio reader(s) of its format, errors collected per format.
+
+    meshio.read itself prints failed attempts and calls sys.exit() when no reader
+    succeeds, so the readers are called directly.
+    """
+    if not path.is_file():
+        raise MeshError(f"mesh file {path} does not exist")
+    suffixes = ["".join(path.suffixes[i:]).lower() for i in range(len(path.suffixes))]
+    formats = [file_format] if file_format else [
+        f for ext in suffixes for f in meshio.extension_to_filetypes.get(ext, [])]
+    if not formats or any(f not in _MESHIO_READERS for f in formats):
+        raise MeshError(f"cannot tell the mesh format of {path} (format {file_format!r}); known "
+                        f"extensions: {', '.join(sorted(meshio.extension_to_filetypes))}")
+    failures = []
+    for fmt in formats:
+        try:
+            return _MESHIO_READERS[fmt](str(path))
+        except Exception as exc:  # meshio readers raise ReadError, ValueError, KeyError ...
+            failures.append(f"as {fmt}: {type(exc).__name__}: {exc}")
+    raise MeshError(f"meshio cannot read {path} " + "; ".join(failures))
+
+
+def from_meshio(raw: meshio.Mesh, *, ignore_unsupported: bool = False, strict: bool = False,
+                merge_duplicates: bool = False, element_dims: tuple[int, ...] | None = None) -> FEMesh:
+    """Turn a ``meshio.Mesh`` into a ``FEMesh``: choose element cells, resolve named sets.
+
+    ignore_unsupported : drop element cells of unsupported types with a warning instead of refusing.
+    strict, merge_duplicates : as in ``FEMesh``.
+    """
+    blocks = list(raw.cells)
+    dims = _element_dims([b.dim for b in blocks], element_dims, blocks)
+    is_elem = [b.dim in dims for b in blocks]
+    usable = _drop_unsupported(blocks, is_elem, ignore_unsupported)
+    is_elem = [e and u for e, u in zip(is_elem, usable)]
+    cells, slots = _gather_cells(blocks, is_elem)
+    cell_sets, node_sets = _resolve_sets(_named_block_sets(raw, blocks), blocks, slots, usable)
+    for name, ids in raw.point_sets.items():
+        node_sets[name] = np.asarray(ids).ravel()
+    return FEMesh(raw.points, cells, cell_sets, node_sets, strict=strict,
+                  merge_duplicates=merge_duplicates)
+
+
+def _block_summary(blocks: list) -> str:
+    """'tetra (12 cells), vertex (2 cells)' for error messages."""
+    counts: dict[str, int] = {}
+    for b in blocks:
+        counts[b.type] = counts.get(b.type, 0) + len(b)
+    return ", ".join(f"{t} ({n} cells)" for t, n in counts.items()) or "no cells"
+
+
+def _element_dims(dims: list[int], requested: tuple[int, ...] | None, blocks: list) -> set[int]:
+    """Topological dimensions that become elements: ``requested`` or the highest present."""
+    present = {d for d in dims if d > 0}
+    if not present:
+        raise MeshError(f"the mesh has no cells of a supported type; found {_block_summary(blocks)}")
+    if requested is None:
+        return {max(present)}
+    chosen = {int(d) for d in requested}
+    if not chosen or not chosen <= {1, 2, 3}:
+        raise MeshError(f"element_dims must be a non-empty subset of (1, 2, 3), got {requested!r}")
+    return chosen
+
+
+def _drop_unsupported(blocks: list, is_elem: list[bool], ignore: bool) -> list[bool]:
+    """Per block: may it be used? Unsupported element blocks are refused or (ignore) dropped."""
+    bad = [b for b, e in zip(blocks, is_elem) if e and b.type not in SUPPORTED_CELLS]
+    if not bad:
+        return [True] * len(blocks)
+    has_supported = any(e and b.type in SUPPORTED_CELLS for b, e in zip(blocks, is_elem))
+    if not has_supported:
+        raise MeshError(f"the mesh has no cells of a supported type ({', '.join(SUPPORTED_CELLS)}); "
+                        f"found {_block_summary(blocks)}")
+    if not ignore:
+        raise MeshError(f"unsupported cell types: {_block_summary(bad)}; supported: "
+                        f"{', '.join(SUPPORTED_CELLS)}; pass ignore_unsupported=True to drop them")
+    warnings.warn(f"ignored unsupported cells: {_block_summary(bad)}", MeshWarning, stacklevel=4)
+    return [not (e and b.type not in SUPPORTED_CELLS) for b, e in zip(blocks, is_elem)]
+
+
+def _gather_cells(blocks: list, is_elem: list[bool]) -> tuple[dict, dict]:
+    """Concatenate element blocks by type; slots[k] = (type, offset) of block k."""
+    parts: dict[str, list] = {}
+    slots: dict[int, tuple[str, int]] = {}
+    for k, (b, e) in enumerate(zip(blocks, is_elem)):
+        if e:
+            slots[k] = (b.type, sum(len(p) for p in parts.get(b.type, [])))
+            parts.setdefault(b.type, []).append(np.asarray(b.data))
+    return {t: np.concatenate(p) for t, p in parts.items()}, slots
+
+
+def _physical_names(field_data: dict) -> dict[tuple[int, int], str]:
+    """(dim, tag) -> name from Gmsh $PhysicalNames (meshio field_data: name -> [tag, dim])."""
+    names = {}
+    for name, value in field_data.items():
+        v = np.asarray(value).ravel()
+        if v.size == 2 and np.issubdtype(v.dtype, np.integer):
+            names[(int(v[1]), int(v[0]))] = name
+    return names
+
+
+def _named_block_sets(raw: meshio.Mesh, blocks: list) -> dict[str, list[np.ndarray]]:
+    """Set name -> per-block cell indices, from meshio cell_sets and Gmsh physical tags.
+
+    Unnamed Gmsh physical groups are called like in the Gmsh GUI, e.g. 'Physical Surface 5'.
+    """
+    collected: dict[str, list[list[np.ndarray]]] = {}
+
+    def add(name: str, k: int, idx: np.ndarray) -> None:
+        collected.setdefault(name, [[] for _ in blocks])[k].append(idx)
+
+    for name, parts in raw.cell_sets.items():
+        if name.startswith("gmsh:"):
+            continue
+        for k, idx in enumerate(parts[:len(blocks)]):
+            if idx is not None:
+                try:
+                    add(name, k, np.asarray(idx, dtype=np.int64).ravel())
+                except (TypeError, ValueError):
+                    raise MeshError(f"cell set {name!r} of the file cannot be interpreted") from None
+    physical = raw.cell_data.get("gmsh:physical")
+    if physical is not None and len(physical) == len(blocks):
+        names = _physical_names(raw.field_data)
+        for k, (block, tags) in enumerate(zip(blocks, physical)):
+            tags = np.asarray(tags).ravel()
+            for tag in np.unique(tags[tags > 0]):
+                default = f"Physical {_GMSH_DIM_NAMES[block.dim]} {tag}"
+                add(names.get((block.dim, int(tag)), default), k, np.flatnonzero(tags == tag))
+    return {name: [np.unique(np.concatenate(p)) if p else np.zeros(0, np.int64) for p in parts]
+            for name, parts in collected.items()}
+
+
+def _resolve_sets(named: dict, blocks: list, slots: dict, usable: list[bool]) -> tuple[dict, dict]:
+    """Named per-block sets -> (cell sets over element cells, node sets over all their nodes)."""
+    cell_sets, node_sets = {}, {}
+    for name, parts in named.items():
+        by_type: dict[str, list[np.ndarray]] = {}
+        nodes = []
+        for k, idx in enumerate(parts):
+            if idx.size == 0 or not usable[k]:
+                continue
+            if idx.min() < 0 or idx.max() >= len(blocks[k]):
+                raise MeshError(f"set {name!r} refers to {blocks[k].type} cells beyond the "
+                                f"{len(blocks[k])} of its block")
+            nodes.append(np.asarray(blocks[k].data)[idx].ravel())
+            if k in slots:
+                cell_type, offset = slots[k]
+                by_type.setdefault(cell_type, []).append(idx + offset)
+        if by_type:
+            cell_sets[name] = {t: np.concatenate(v) for t, v in by_type.items()}
+        if nodes:
+            node_sets[name] = np.unique(np.concatenate(nodes))
+    return cell_sets, node_sets

@@ -1,0 +1,30 @@
+"""Base class of force elements.
+
+A force element contributes ``-Q`` to the residual ``M a - Q + Phi_q^T lambda``
+together with ``dr/dq`` and ``dr/dv``; conservative parts report their
+potential energy, dissipative and external parts their power (for the energy
+balance of Huston & Liu, seed 004).
+"""
+from __future__ import annotations
+
+import itertools
+
+_counter = itertools.count()
+
+
+class ForceElement:
+    kind = "force"
+
+    def __init__(self, name: str | None = None):
+        self.name = name if name is not None else f"{self.kind}{next(_counter)}"
+
+    @property
+    def owner(self) -> str:
+        return f"{self.kind} {self.name!r}"
+
+    @property
+    def bodies(self) -> tuple:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"

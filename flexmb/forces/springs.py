@@ -1,0 +1,231 @@
+"""Spring-dampers on scalar measures: translational, rotational and the 6-DOF bushing.
+
+Every element here is a linear spring-damper on a scalar measure ``x(q)`` of a
+body pair (docs/theory.md §3.3):
+
+    Q = -(k (x - x0) + c x_dot) grad x,     V = k (x - x0)^2 / 2,   P_diss = -c x_dot^2.
+
+Measures: ``length`` |d| between two points; ``angle`` rotation about an axis;
+``axial`` the component of d along a body-fixed axis of body a; ``twist`` the
+small-rotation measure ``(g_a . f_b - f_a . g_b)/2`` (= sin of the relative
+rotation about h for a rotation about h alone).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import kinematics as kin
+from ..bodies.base import Body
+from ..errors import ModelError, NonFiniteError
+from ..joints.base import perpendicular_pair, point3, unit
+from ..joints.kernels import pair_columns
+from ..kinematics import NX, PairState
+from .base import ForceElement
+
+__all__ = ["SpringDamper", "RotationalSpringDamper", "Bushing", "ScalarSpringGroup"]
+
+
+def _coeff(value, what: str, owner: str) -> float:
+    try:
+        c = float(value)
+    except (TypeError, ValueError):
+        raise ModelError(f"{owner}: {what} must be a number, got {value!r}") from None
+    if not np.isfinite(c) or c < 0:
+        raise ModelError(f"{owner}: {what} must be finite and non-negative, got {c}")
+    return c
+
+
+@dataclass
+class SpringPrimitive:
+    measure: str          # "length" | "angle" | "axial" | "twist"
+    body_i: Body
+    body_j: Body
+    vectors: dict
+    k: float
+    c: float
+    x0: float
+    label: str
+
+
+class _PairForce(ForceElement):
+    def __init__(self, body_a: Body, body_b: Body, name):
+        super().__init__(name)
+        for role, b in (("first body", body_a), ("second body", body_b)):
+            if not isinstance(b, Body):
+                raise ModelError(f"{self.owner}: {role} must be a body, got {b!r}")
+        if body_a is body_b:
+            raise ModelError(f"{self.owner}: connects body {body_a.name!r} to itself")
+        self.body_a, self.body_b = body_a, body_b
+
+    @property
+    def bodies(self):
+        return (self.body_a, self.body_b)
+
+
+class SpringDamper(_PairForce):
+    """Translational spring-damper between ``point_a`` on a and ``point_b`` on b.
+
+    ``k`` (N/m), ``c`` (N s/m); ``free_length`` (m) defaults to the initial distance.
+    Tension positive: the force pulls the points together when stretched.
+    """
+
+    kind = "spring-damper"
+
+    def __init__(self, body_a: Body, body_b: Body, point_a, point_b, k: float, c: float = 0.0,
+                 free_length: float | None = None, name: str | None = None):
+        super().__init__(body_a, body_b, name)
+        self.point_a = point3(point_a, "point_a", self.owner)
+        self.point_b = point3(point_b, "point_b", self.owner)
+        self.k, self.c = _coeff(k, "stiffness k", self.owner), _coeff(c, "damping c", self.owner)
+        L = float(np.linalg.norm(self.point_b - self.point_a))
+        if L < 1e-12:
+            raise ModelError(f"{self.owner}: point_a and point_b coincide; the spring direction is undefined "
+                             "(use a Bushing for a zero-length spring)")
+        self.free_length = L if free_length is None else _coeff(free_length, "free_length", self.owner)
+
+    def primitives(self):
+        a, b = self.body_a, self.body_b
+        return [SpringPrimitive("length", a, b, {"u_i": a.to_local_point(self.point_a),
+                                                 "u_j": b.to_local_point(self.point_b)},
+                                self.k, self.c, self.free_length, self.owner)]
+
+
+class RotationalSpringDamper(_PairForce):
+    """Torsional spring-damper about ``axis`` (rad measured from the initial configuration).
+
+    ``k`` (N m/rad), ``c`` (N m s/rad), ``free_angle`` (rad). The angle is exact
+    and unwrapped over many turns; bodies a and b are expected to turn about the
+    axis (e.g. the two sides of a revolute joint).
+    """
+
+    kind = "rotational spring-damper"
+
+    def __init__(self, body_a: Body, body_b: Body, axis, k: float, c: float = 0.0, free_angle: float = 0.0,
+                 name: str | None = None):
+        super().__init__(body_a, body_b, name)
+        self.axis = unit(axis, "axis", self.owner)
+        self.k, self.c = _coeff(k, "stiffness k", self.owner), _coeff(c, "damping c", self.owner)
+        self.free_angle = float(free_angle)
+
+    def primitives(self):
+        f, g = perpendicular_pair(self.axis)
+        a, b = self.body_a, self.body_b
+        return [SpringPrimitive("angle", a, b, {"f_i": a.to_local_vector(f), "g_i": a.to_local_vector(g),
+                                                "f_j": b.to_local_vector(f)},
+                                self.k, self.c, self.free_angle, self.owner)]
+
+
+class Bushing(_PairForce):
+    """6-DOF linear bushing at ``point`` with axes ``axes`` (rows; default global x, y, z).
+
+    ``stiffness`` = (kx, ky, kz, krx, kry, krz) in N/m and N m/rad; ``damping`` likewise.
+    Translations are the components of the separation of the two attachment
+    points along the bushing axes of body a; rotations use the small-rotation
+    measures ``(g_a.f_b - f_a.g_b)/2`` (exactly sin(angle) for a rotation about
+    one bushing axis), so the bushing is linear for small relative rotations.
+    """
+
+    kind = "bushing"
+
+    def __init__(self, body_a: Body, body_b: Body, point, stiffness, damping=(0.0,) * 6, axes=None,
+                 name: str | None = None):
+        super().__init__(body_a, body_b, name)
+        self.point = point3(point, "point", self.owner)
+        k = np.asarray(stiffness, dtype=float).reshape(-1)
+        c = np.asarray(damping, dtype=float).reshape(-1)
+        if k.shape != (6,) or c.shape != (6,):
+            raise ModelError(f"{self.owner}: stiffness and damping need 6 values each (3 translational, 3 rotational)")
+        self.k = np.array([_coeff(x, f"stiffness[{i}]", self.owner) for i, x in enumerate(k)])
+        self.c = np.array([_coeff(x, f"damping[{i}]", self.owner) for i, x in enumerate(c)])
+        R = np.eye(3) if axes is None else np.asarray(axes, dtype=float)
+        if R.shape != (3, 3) or not np.allclose(R @ R.T, np.eye(3), atol=1e-8):
+            raise ModelError(f"{self.owner}: axes must be 3 orthonormal rows")
+        self.axes = R
+
+    def primitives(self):
+        a, b = self.body_a, self.body_b
+        P = self.point
+        out = []
+        for k in range(3):
+            out.append(SpringPrimitive("axial", a, b, {"a_i": a.to_local_vector(self.axes[k]),
+                                                       "u_i": a.to_local_point(P), "u_j": b.to_local_point(P)},
+                                       self.k[k], self.c[k], 0.0, f"{self.owner} axis {k}"))
+        for k in range(3):
+            f, g = self.axes[(k + 1) % 3], self.axes[(k + 2) % 3]
+            out.append(SpringPrimitive("twist", a, b, {"f_i": a.to_local_vector(f), "g_i": a.to_local_vector(g),
+                                                       "f_j": b.to_local_vector(f), "g_j": b.to_local_vector(g)},
+                                       self.k[3 + k], self.c[3 + k], 0.0, f"{self.owner} rotation {k}"))
+        return out
+
+
+_VECTORS = {"length": ("u_i", "u_j"), "angle": ("f_i", "g_i", "f_j"), "axial": ("a_i", "u_i", "u_j"),
+            "twist": ("f_i", "g_i", "f_j", "g_j")}
+
+
+class ScalarSpringGroup:
+    """All spring primitives of one measure kind, vectorized."""
+
+    def __init__(self, measure: str, prims: list[SpringPrimitive], nq: int):
+        self.measure = measure
+        self.prims = prims
+        self.n = len(prims)
+        self.gather, self.scatter = pair_columns([p.body_i for p in prims], [p.body_j for p in prims], nq)
+        self.vec = {k: np.array([p.vectors[k] for p in prims], dtype=float).reshape(self.n, 3)
+                    for k in _VECTORS[measure]}
+        self.k = np.array([p.k for p in prims])
+        self.c = np.array([p.c for p in prims])
+        self.x0 = np.array([p.x0 for p in prims])
+        self.angle_ref = np.zeros(self.n)   # last accepted angle, for unwrapping
+
+    def measure_expr(self, qe, ve) -> kin.Scalar:
+        s = PairState(qe[self.gather], ve[self.gather])
+        v = self.vec
+        if self.measure == "length":
+            d = kin.separation(s, v["u_i"], v["u_j"])
+            l = np.linalg.norm(d.val, axis=1)
+            if np.any(l < 1e-12):
+                k = int(np.argmin(l))
+                raise NonFiniteError(f"{self.prims[k].label}: attachment points coincide (length {l[k]:.3g} m); "
+                                     "the force direction is undefined")
+            return kin.norm(d, s.xd)
+        if self.measure == "axial":
+            return kin.dot(kin.body_vector(s, 0, v["a_i"]), kin.separation(s, v["u_i"], v["u_j"]), s.xd)
+        fi, gi, fj = kin.body_vector(s, 0, v["f_i"]), kin.body_vector(s, 0, v["g_i"]), kin.body_vector(s, 1, v["f_j"])
+        if self.measure == "angle":
+            return kin.angle(kin.dot(gi, fj, s.xd), kin.dot(fi, fj, s.xd), self.angle_ref, s.xd)
+        gj = kin.body_vector(s, 1, v["g_j"])
+        return kin.linear_combination([(0.5, kin.dot(gi, fj, s.xd)), (-0.5, kin.dot(fi, gj, s.xd))])
+
+    def residual(self, qe, ve, t, coef=None):
+        x = self.measure_expr(qe, ve)
+        xd = x.rate(ve[self.gather])
+        tau = self.k * (x.val - self.x0) + self.c * xd
+        r = tau[:, None] * x.jac
+        if coef is None:
+            return self.scatter, r, None
+        cM, cC, cK = coef
+        blocks = np.zeros((self.n, NX, NX))
+        if cK:
+            h1 = x.hess(np.ones(self.n))
+            dxd_dq = np.einsum("nxy,ny->nx", h1, ve[self.gather])
+            grad_tau = self.k[:, None] * x.jac + self.c[:, None] * dxd_dq
+            blocks += cK * (x.jac[:, :, None] * grad_tau[:, None, :] + tau[:, None, None] * h1)
+        if cC:
+            blocks += cC * self.c[:, None, None] * x.jac[:, :, None] * x.jac[:, None, :]
+        return self.scatter, r, blocks
+
+    def potential(self, qe, ve) -> float:
+        x = self.measure_expr(qe, ve)
+        return float(0.5 * np.sum(self.k * (x.val - self.x0) ** 2))
+
+    def power(self, qe, ve) -> float:
+        x = self.measure_expr(qe, ve)
+        xd = x.rate(ve[self.gather])
+        return float(-np.sum(self.c * xd * xd))
+
+    def accept(self, qe, ve) -> None:
+        """Record the accepted angles so the next evaluation unwraps about them."""
+        if self.measure == "angle":
+            self.angle_ref = self.measure_expr(qe, ve).val.copy()

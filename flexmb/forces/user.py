@@ -1,0 +1,102 @@
+"""User-defined forces through a callback, with an optional analytic Jacobian."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import rotations as rot
+from ..bodies.base import GROUND, Body
+from ..errors import ModelError, NonFiniteError
+from .base import ForceElement
+
+__all__ = ["UserForce", "wrench_to_generalized"]
+
+
+def wrench_to_generalized(q_body, force=(0.0, 0.0, 0.0), torque=(0.0, 0.0, 0.0),
+                          local_point=(0.0, 0.0, 0.0)) -> np.ndarray:
+    """Generalized force (7,) on a rigid body's ``(r, p)`` from a global force (N)
+    at a body point (m, body axes, from the centre of mass) and a global torque (N m).
+
+    ``Q_r = f``, ``Q_p = 2 E(p)^T (n + (A s') x f)`` (Nikravesh 1988, eq. 11.29).
+    """
+    q_body = np.asarray(q_body, dtype=float)
+    p = q_body[3:7]
+    f = np.asarray(force, dtype=float)
+    n = np.asarray(torque, dtype=float) + np.cross(rot.A(p) @ np.asarray(local_point, dtype=float), f)
+    return np.concatenate([f, 2.0 * rot.E(p).T @ n])
+
+
+class UserForce(ForceElement):
+    """A force given by a Python function of time and state.
+
+    ``func(t, q, v) -> Q``: ``q`` and ``v`` are the stacked coordinates and
+    velocities of ``bodies`` (7 per rigid body: x, y, z, e0..e3) and ``Q`` the
+    generalized force on them (same length; see :func:`wrench_to_generalized`).
+    ``jacobian(t, q, v) -> (dQ/dq, dQ/dv)`` is optional; without it Newton uses
+    central differences of ``func`` (step 1e-7 (1 + |q|)).
+    """
+
+    kind = "user force"
+
+    def __init__(self, bodies, func, jacobian=None, name: str | None = None):
+        super().__init__(name)
+        bodies = [bodies] if isinstance(bodies, Body) else list(bodies)
+        if not bodies or any(not isinstance(b, Body) or b is GROUND for b in bodies):
+            raise ModelError(f"{self.owner}: needs one or more bodies of the system, got {bodies!r}")
+        if not callable(func) or (jacobian is not None and not callable(jacobian)):
+            raise ModelError(f"{self.owner}: func (and jacobian, if given) must be callable")
+        self._bodies = bodies
+        self.func, self.jacobian = func, jacobian
+
+    @property
+    def bodies(self):
+        return tuple(self._bodies)
+
+    def indices(self) -> np.ndarray:
+        return np.concatenate([b.offset + np.arange(b.ncoord) for b in self._bodies])
+
+    def generalized(self, t, qb, vb) -> np.ndarray:
+        Q = np.asarray(self.func(t, qb, vb), dtype=float).reshape(-1)
+        if Q.shape != qb.shape:
+            raise ModelError(f"{self.owner}: func returned {Q.shape[0]} values, expected {qb.shape[0]}")
+        if not np.all(np.isfinite(Q)):
+            raise NonFiniteError(f"{self.owner}: func returned non-finite values at t = {t:.6g} s: {Q.tolist()}")
+        return Q
+
+    def derivatives(self, t, qb, vb):
+        if self.jacobian is not None:
+            dq, dv = self.jacobian(t, qb, vb)
+            return np.asarray(dq, dtype=float), np.asarray(dv, dtype=float)
+        n = qb.size
+        dq, dv = np.empty((n, n)), np.empty((n, n))
+        for k in range(n):
+            for arr, out in ((qb, dq), (vb, dv)):
+                h = 1e-7 * (1.0 + abs(arr[k]))
+                save = arr[k]
+                arr[k] = save + h
+                fp = self.generalized(t, qb, vb)
+                arr[k] = save - h
+                fm = self.generalized(t, qb, vb)
+                arr[k] = save
+                out[:, k] = (fp - fm) / (2 * h)
+        return dq, dv
+
+
+class UserForceGroup:
+    """The user forces of a system (one call of each user function per evaluation)."""
+
+    def __init__(self, forces: list[UserForce]):
+        self.forces = forces
+        self.idx = [f.indices() for f in forces]
+
+    def contributions(self, q, v, t, coef=None):
+        for f, idx in zip(self.forces, self.idx):
+            qb, vb = q[idx].copy(), v[idx].copy()
+            Q = f.generalized(t, qb, vb)
+            blk = None
+            if coef is not None:
+                dq, dv = f.derivatives(t, qb, vb)
+                blk = -(coef[2] * dq + coef[1] * dv)
+            yield idx, -Q, blk
+
+    def power(self, q, v, t) -> float:
+        return float(sum(np.dot(f.generalized(t, q[i].copy(), v[i].copy()), v[i]) for f, i in zip(self.forces, self.idx)))

@@ -1,0 +1,1 @@
+"""Result files: incremental chunks (npz) and, later, VTU/XDMF export."""

@@ -1,0 +1,7 @@
+"""Joints: each type compiles to vectorized constraint primitives."""
+from .base import Joint
+from .driver import Driver
+from .types import Cylindrical, Distance, Fixed, Planar, Prismatic, Revolute, Spherical, Universal
+
+__all__ = ["Joint", "Driver", "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical",
+           "Universal", "Planar", "Distance"]

@@ -1,0 +1,202 @@
+"""Batched kinematic expressions between two bodies, with exact derivatives.
+
+Every joint row and every two-body force element is built from a few
+expressions of the coordinates of a body pair ``(i, j)``. Each rigid body
+contributes 7 coordinates ``(r, p)``, so an expression over a pair is a function
+of 14 coordinates ``x = (r_i, p_i, r_j, p_j)``. For ``n`` instances at once an
+expression carries
+
+* ``val``  value, (n,) for scalars or (n, 3) for vectors;
+* ``jac``  gradient d val/dx, (n, 14) or (n, 3, 14);
+* ``quad`` the velocity-quadratic part of the second time derivative,
+  ``xd^T (d2 val/dx2) xd`` (the acceleration right-hand side ``gamma``);
+* ``hess(w)`` the weighted Hessian ``sum_k w_k d2 val_k/dx2``, (n, 14, 14).
+
+The closed forms rest on ``w . A(p) u = p^T Q(w, u) p - w . u`` (rotations.Q),
+see docs/theory.md §2.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from . import rotations as rot
+
+NX = 14  # coordinates of a body pair: r_i(3) p_i(4) r_j(3) p_j(4)
+_PI = slice(3, 7)
+_PJ = slice(10, 14)
+
+
+@dataclass
+class PairState:
+    """Coordinates and velocities of ``n`` body pairs (ground = fixed identity frame)."""
+
+    x: np.ndarray    # (n, 14)
+    xd: np.ndarray   # (n, 14)
+
+    @property
+    def n(self) -> int:
+        return self.x.shape[0]
+
+    def r(self, side: int) -> np.ndarray:
+        return self.x[:, 7 * side:7 * side + 3]
+
+    def p(self, side: int) -> np.ndarray:
+        return self.x[:, 7 * side + 3:7 * side + 7]
+
+    def pd(self, side: int) -> np.ndarray:
+        return self.xd[:, 7 * side + 3:7 * side + 7]
+
+
+@dataclass
+class Vec:
+    """A vector expression (n, 3) with Jacobian, quadratic rate and weighted Hessian."""
+
+    val: np.ndarray
+    jac: np.ndarray
+    quad: np.ndarray
+    hess: Callable[[np.ndarray], np.ndarray]
+
+    def rate(self, xd: np.ndarray) -> np.ndarray:
+        """First time derivative ``jac @ xd``."""
+        return np.einsum("nkx,nx->nk", self.jac, xd)
+
+
+@dataclass
+class Scalar:
+    """A scalar expression (n,) with gradient, quadratic rate and weighted Hessian."""
+
+    val: np.ndarray
+    jac: np.ndarray
+    quad: np.ndarray
+    hess: Callable[[np.ndarray], np.ndarray]
+
+    def rate(self, xd: np.ndarray) -> np.ndarray:
+        return np.einsum("nx,nx->n", self.jac, xd)
+
+
+def _empty_hess(n: int) -> np.ndarray:
+    return np.zeros((n, NX, NX))
+
+
+def body_vector(s: PairState, side: int, u: np.ndarray) -> Vec:
+    """``A(p_side) u`` for body-fixed vectors ``u`` (n, 3)."""
+    p = s.p(side)
+    blk = _PI if side == 0 else _PJ
+    jac = np.zeros((s.n, 3, NX))
+    jac[:, :, blk] = rot.B(p, u)
+
+    def hess(w: np.ndarray) -> np.ndarray:
+        h = _empty_hess(s.n)
+        h[:, blk, blk] = 2.0 * rot.Q(w, u)
+        return h
+
+    return Vec(np.einsum("nij,nj->ni", rot.A(p), u), jac, rot.second_rate(s.pd(side), u), hess)
+
+
+def separation(s: PairState, u_i: np.ndarray, u_j: np.ndarray) -> Vec:
+    """``d = r_j + A_j u_j - r_i - A_i u_i``: from a point on body i to one on body j."""
+    pi, pj = s.p(0), s.p(1)
+    val = s.r(1) + np.einsum("nij,nj->ni", rot.A(pj), u_j) - s.r(0) - np.einsum("nij,nj->ni", rot.A(pi), u_i)
+    jac = np.zeros((s.n, 3, NX))
+    eye = np.broadcast_to(np.eye(3), (s.n, 3, 3))
+    jac[:, :, 0:3] = -eye
+    jac[:, :, _PI] = -rot.B(pi, u_i)
+    jac[:, :, 7:10] = eye
+    jac[:, :, _PJ] = rot.B(pj, u_j)
+    quad = rot.second_rate(s.pd(1), u_j) - rot.second_rate(s.pd(0), u_i)
+
+    def hess(w: np.ndarray) -> np.ndarray:
+        h = _empty_hess(s.n)
+        h[:, _PI, _PI] = -2.0 * rot.Q(w, u_i)
+        h[:, _PJ, _PJ] = 2.0 * rot.Q(w, u_j)
+        return h
+
+    return Vec(val, jac, quad, hess)
+
+
+def dot(a: Vec, b: Vec, xd: np.ndarray) -> Scalar:
+    """``a . b`` with exact derivatives (product rule)."""
+    val = np.einsum("nk,nk->n", a.val, b.val)
+    jac = np.einsum("nk,nkx->nx", b.val, a.jac) + np.einsum("nk,nkx->nx", a.val, b.jac)
+    quad = (np.einsum("nk,nk->n", a.quad, b.val) + np.einsum("nk,nk->n", a.val, b.quad)
+            + 2.0 * np.einsum("nk,nk->n", a.rate(xd), b.rate(xd)))
+
+    def hess(w: np.ndarray) -> np.ndarray:
+        cross = np.einsum("nkx,nky->nxy", a.jac, b.jac)
+        h = w[:, None, None] * (cross + cross.transpose(0, 2, 1))
+        return h + a.hess(w[:, None] * b.val) + b.hess(w[:, None] * a.val)
+
+    return Scalar(val, jac, quad, hess)
+
+
+def component(v: Vec, k: int) -> Scalar:
+    """Scalar component ``v[k]`` of a vector expression."""
+    def hess(w: np.ndarray) -> np.ndarray:
+        wk = np.zeros((w.shape[0], 3))
+        wk[:, k] = w
+        return v.hess(wk)
+
+    return Scalar(v.val[:, k], v.jac[:, k, :], v.quad[:, k], hess)
+
+
+def norm(d: Vec, xd: np.ndarray) -> Scalar:
+    """Length ``|d|`` (must stay positive; callers check)."""
+    l = np.linalg.norm(d.val, axis=1)
+    n = d.val / l[:, None]
+    jac = np.einsum("nk,nkx->nx", n, d.jac)
+    dd = d.rate(xd)
+    ld = np.einsum("nk,nk->n", n, dd)
+    quad = (np.einsum("nk,nk->n", dd, dd) + np.einsum("nk,nk->n", d.val, d.quad) - ld * ld) / l
+
+    def hess(w: np.ndarray) -> np.ndarray:
+        jtj = np.einsum("nkx,nky->nxy", d.jac, d.jac)
+        h = (jtj - jac[:, :, None] * jac[:, None, :]) / l[:, None, None] + d.hess(n / l[:, None]) * l[:, None, None]
+        return w[:, None, None] * h
+
+    return Scalar(l, jac, quad, hess)
+
+
+def angle(sin_: Scalar, cos_: Scalar, reference: np.ndarray, xd: np.ndarray) -> Scalar:
+    """Rotation angle ``atan2(sin_, cos_)`` unwrapped to within pi of ``reference``.
+
+    ``sin_`` and ``cos_`` are the projections ``g_i . f_j`` and ``f_i . f_j`` of
+    a vector of body j on two orthogonal unit vectors of body i (docs/theory.md §2.3).
+    """
+    s, c = sin_.val, cos_.val
+    r2 = s * s + c * c
+    raw = np.arctan2(s, c)
+    val = reference + np.angle(np.exp(1j * (raw - reference)))
+    th_s, th_c = c / r2, -s / r2
+    jac = th_s[:, None] * sin_.jac + th_c[:, None] * cos_.jac
+    sd, cd = sin_.rate(xd), cos_.rate(xd)
+    thd = th_s * sd + th_c * cd
+    quad = th_s * sin_.quad + th_c * cos_.quad - 2.0 * thd * (c * cd + s * sd) / r2
+    th_ss = -2.0 * c * s / (r2 * r2)
+    th_sc = (s * s - c * c) / (r2 * r2)
+
+    def hess(w: np.ndarray) -> np.ndarray:
+        h = sin_.hess(w * th_s) + cos_.hess(w * th_c)
+        gs, gc = sin_.jac, cos_.jac
+        outer_ss = gs[:, :, None] * gs[:, None, :]
+        outer_cc = gc[:, :, None] * gc[:, None, :]
+        outer_sc = gs[:, :, None] * gc[:, None, :]
+        h += (w * th_ss)[:, None, None] * (outer_ss - outer_cc)
+        h += (w * th_sc)[:, None, None] * (outer_sc + outer_sc.transpose(0, 2, 1))
+        return h
+
+    return Scalar(val, jac, quad, hess)
+
+
+def linear_combination(terms: list[tuple[float, Scalar]]) -> Scalar:
+    """``sum c_k e_k`` of scalar expressions."""
+    val = sum(c * e.val for c, e in terms)
+    jac = sum(c * e.jac for c, e in terms)
+    quad = sum(c * e.quad for c, e in terms)
+
+    def hess(w: np.ndarray) -> np.ndarray:
+        return sum(e.hess(c * w) for c, e in terms)
+
+    return Scalar(val, jac, quad, hess)

@@ -1,0 +1,183 @@
+"""Redundant-constraint detection and consistent initial conditions.
+
+* Redundancy: rank-revealing QR with column pivoting of ``Phi_q^T`` (Neto &
+  Ambrosio, seed 003: "stabilization methods ... redundant constraints"),
+  applied only to the closed-loop core of the body graph: bodies that hang on a
+  tree branch (a leaf, recursively) are checked with a small block of their own
+  columns and removed first, so a 1000-link chain costs no dense QR.
+* Positions: Gauss-Newton minimum-norm correction ``[[I, Phi_q^T],[Phi_q, 0]]``.
+* Velocities: projection onto ``Phi_q v = -Phi_t``.
+* Accelerations and multipliers: ``[[M, Phi_q^T],[Phi_q, 0]] [a; lambda] = [Q; gamma]``.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.linalg as sla
+
+from ..errors import InconsistentInitialConditions, RedundantConstraintError, SingularConfigurationError
+from .linalg import SingularMatrixError, factorize
+
+RANK_TOL = 1e-8
+"""Relative pivot size below which a (row-normalized) constraint row counts as dependent."""
+
+
+class RedundantConstraintWarning(UserWarning):
+    """Redundant constraint rows were found and switched off."""
+
+
+def _dependent_rows(J: np.ndarray) -> np.ndarray:
+    """Local indices of rows of J that depend on the others (pivoted QR of J^T)."""
+    if J.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    norms = np.linalg.norm(J, axis=1)
+    zero = norms < 1e-14
+    Jn = J / np.where(zero, 1.0, norms)[:, None]
+    _, R, piv = sla.qr(Jn.T, mode="economic", pivoting=True)
+    d = np.abs(np.diag(R))
+    rank = int(np.sum(d > RANK_TOL * max(d.max(initial=0.0), 1e-300)))
+    return np.sort(np.concatenate([piv[rank:], np.flatnonzero(zero)]).astype(np.int64))
+
+
+def find_redundant(asm, q: np.ndarray, t: float) -> np.ndarray:
+    """Global indices of constraint rows that are linearly dependent at q."""
+    c = asm.constraints(q, np.zeros(asm.nq), t)
+    jac = c.jac.tocsr()
+    bodies = asm.system.bodies
+    body_of = {id(b): k for k, b in enumerate(bodies)}
+    # rows of each body pair
+    pair_rows: dict[tuple[int, int], list[int]] = {}
+    joints = asm.system.joints
+    for k, j in enumerate(joints):
+        a = body_of.get(id(j.body_a), -1)
+        b = body_of.get(id(j.body_b), -1)
+        key = (min(a, b), max(a, b))
+        pair_rows.setdefault(key, []).extend(np.flatnonzero(asm.row_joint == k).tolist())
+    neighbours = {k: set() for k in range(len(bodies))}
+    for a, b in pair_rows:
+        if a >= 0:
+            neighbours[a].add(b)
+        if b >= 0:
+            neighbours[b].add(a)
+    alive = set(range(len(bodies)))
+    done_pairs = set()
+    changed = True
+    while changed:
+        changed = False
+        for k in list(alive):
+            nb = neighbours[k] & (alive | {-1})
+            if len(nb) > 1:
+                continue
+            rows = [asm.norm.rows[k]]
+            key = None
+            if nb:
+                other = next(iter(nb))
+                key = (min(k, other), max(k, other))
+                rows += pair_rows[key]
+            cols = bodies[k].offset + np.arange(bodies[k].ncoord)
+            block = jac[rows][:, cols].toarray()
+            if _dependent_rows(block).size:
+                continue   # not independent on its own: leave it to the core check
+            alive.discard(k)
+            if key is not None:
+                done_pairs.add(key)
+            changed = True
+    if not alive:
+        return np.zeros(0, dtype=np.int64)
+    core_rows = [asm.norm.rows[k] for k in sorted(alive)]
+    for key, rows in pair_rows.items():
+        if key not in done_pairs:
+            core_rows += rows
+    core_rows = np.array(sorted(set(core_rows)), dtype=np.int64)
+    core_cols = np.concatenate([bodies[k].offset + np.arange(bodies[k].ncoord) for k in sorted(alive)])
+    J = jac[core_rows].toarray()
+    # columns of pruned bodies appear in core rows only through pairs with them; keep all columns
+    used = np.unique(np.concatenate([core_cols, np.flatnonzero(np.abs(J).sum(axis=0) > 0)]))
+    return core_rows[_dependent_rows(J[:, used])]
+
+
+def handle_redundancy(asm, q: np.ndarray, t: float, policy: str) -> list[str]:
+    """Detect redundant rows; switch them off (policy "remove") or raise ("error")."""
+    asm.active[:] = True
+    rows = find_redundant(asm, q, t)
+    if rows.size == 0:
+        return []
+    labels = [asm.labels[r] for r in rows]
+    msg = (f"{rows.size} redundant constraint equation(s) (linearly dependent on the others): "
+           + "; ".join(labels))
+    if policy == "error":
+        raise RedundantConstraintError(msg + ". Remove them from the model, or simulate with redundant='remove'.",
+                                       labels)
+    warnings.warn(msg + ". They are switched off; their reactions are carried by the remaining joints.",
+                  RedundantConstraintWarning, stacklevel=3)
+    asm.active[rows] = False
+    return labels
+
+
+def _worst(asm, phi: np.ndarray) -> str:
+    k = int(np.argmax(np.abs(phi)))
+    return f"{asm.labels[k]} (residual {phi[k]:.3e})"
+
+
+def project_positions(asm, q: np.ndarray, t: float, tol: float = 1e-10, max_iter: int = 50) -> np.ndarray:
+    """Closest q (Euclidean) with Phi(q, t) = 0; raises InconsistentInitialConditions."""
+    q = q.copy()
+    zero = np.zeros(asm.nq)
+    lam = np.zeros(asm.m)
+    for _ in range(max_iter):
+        _, c, S = asm.residual(q, zero, zero, lam, t, coef=(0.0, 0.0, 0.0, 0.0, 1.0))
+        if np.max(np.abs(c.phi), initial=0.0) <= tol:
+            return q
+        try:
+            sol = factorize(S).solve(np.concatenate([zero, -c.phi]))
+        except SingularMatrixError:
+            raise InconsistentInitialConditions(
+                f"position projection failed: constraint Jacobian singular at the start; worst: {_worst(asm, c.phi)}"
+            ) from None
+        q += sol[: asm.nq]
+        if not np.all(np.isfinite(q)):
+            break
+    c = asm.constraints(q, zero, t)
+    raise InconsistentInitialConditions(
+        f"the initial configuration cannot be made consistent (after {max_iter} projection iterations "
+        f"max |Phi| = {np.max(np.abs(c.phi)):.3e}); worst: {_worst(asm, c.phi)}. Check joint points and axes.")
+
+
+def project_velocities(asm, q: np.ndarray, v: np.ndarray, t: float) -> np.ndarray:
+    """Closest v with Phi_q v + Phi_t = 0."""
+    zero = np.zeros(asm.nq)
+    _, c, S = asm.residual(q, zero, zero, np.zeros(asm.m), t, coef=(0.0, 0.0, 0.0, 0.0, 1.0))
+    try:
+        sol = factorize(S).solve(np.concatenate([v, -c.phi_t]))
+    except SingularMatrixError as exc:
+        raise SingularConfigurationError(f"velocity projection at t = {t:.6g} s: singular constraint Jacobian "
+                                         f"({exc})") from None
+    return sol[: asm.nq]
+
+
+def accelerations(asm, q: np.ndarray, v: np.ndarray, t: float) -> tuple[np.ndarray, np.ndarray]:
+    """Accelerations and multipliers from the index-1 equations."""
+    zero = np.zeros(asm.nq)
+    r0, c, S = asm.residual(q, v, zero, np.zeros(asm.m), t, coef=(1.0, 0.0, 0.0, 0.0, 0.0))
+    try:
+        sol = factorize(S).solve(np.concatenate([-r0, c.gamma]))
+    except SingularMatrixError as exc:
+        raise SingularConfigurationError(
+            f"singular configuration at t = {t:.6g} s: the mass/constraint matrix cannot be factorized "
+            f"({exc}); the mechanism is at a kinematic singularity or a body has no inertia in a free direction"
+        ) from None
+    return sol[: asm.nq], sol[asm.nq:]
+
+
+def consistent_start(asm, t0: float, redundant: str = "remove"):
+    """Projected q0, v0 and the matching accelerations and multipliers."""
+    q, v = asm.initial_state()
+    handle_redundancy(asm, q, t0, redundant)
+    q = project_positions(asm, q, t0)
+    labels = handle_redundancy(asm, q, t0, redundant)
+    if labels:
+        q = project_positions(asm, q, t0)
+    v = project_velocities(asm, q, v, t0)
+    a, lam = accelerations(asm, q, v, t0)
+    return q, v, a, lam

@@ -1,0 +1,174 @@
+"""``simulate``: run a System in time with the implicit generalized-alpha family
+(default) or, as a reference for checks, an explicit index-1 Runge-Kutta scheme."""
+from __future__ import annotations
+
+import math
+import time as _time
+
+import numpy as np
+
+from ..errors import ConvergenceError, ModelError
+from ..results import Result
+from .generalized_alpha import AlphaParameters, AlphaStepper, NewtonFailure, StepState, failure_error
+from .initial import consistent_start, project_velocities
+
+__all__ = ["simulate"]
+
+METHODS = ("generalized-alpha", "hht", "newmark", "rk45", "dop853")
+
+
+def _params(method: str, rho_inf: float, beta: float | None, gamma: float | None) -> AlphaParameters:
+    if method == "generalized-alpha":
+        return AlphaParameters.generalized_alpha(rho_inf)
+    if method == "hht":
+        return AlphaParameters.hht(rho_inf)
+    return AlphaParameters.newmark(0.25 if beta is None else beta, 0.5 if gamma is None else gamma)
+
+
+class _History:
+    """In-memory history plus the optional chunk writer."""
+
+    def __init__(self, writer=None):
+        self.rows = {k: [] for k in Result.ARRAYS}
+        self.writer = writer
+
+    def add(self, s: StepState, w_nc: float, w_drv: float) -> None:
+        row = dict(t=s.t, q=s.q, v=s.v, vd=s.vd, lam=s.lam, work_nc=w_nc, work_drivers=w_drv)
+        for k in Result.ARRAYS:
+            self.rows[k].append(np.copy(row[k]))
+        if self.writer is not None:
+            self.writer.append(**row)
+
+    def result(self, system, stats, message, redundant, prefix=None) -> Result:
+        arrays = {k: np.array(v) for k, v in self.rows.items()}
+        if prefix is not None:
+            arrays = {k: np.concatenate([prefix[k], arrays[k]]) if arrays[k].size else prefix[k] for k in arrays}
+        return Result(**arrays, system=system, stats=stats, message=message, redundant=redundant)
+
+
+def simulate(system, t_end: float, h: float | None = None, *, method: str = "generalized-alpha",
+             rho_inf: float = 0.9, beta: float | None = None, gamma: float | None = None,
+             t_start: float = 0.0, adaptive: bool = False, rtol: float = 1e-4, atol: float = 1e-7,
+             h_min: float | None = None, h_max: float | None = None, newton_tol: float = 1e-8,
+             max_newton: int = 15, velocity_projection: bool = False, redundant: str = "remove",
+             save_every: int = 1, output=None, chunk_steps: int = 1000, resume: bool = False,
+             energy: bool = True, progress=None) -> Result:
+    """Integrate the equations of motion of ``system`` from ``t_start`` to ``t_end`` (s).
+
+    ``method``: "generalized-alpha" (index 3, Arnold & Bruls 2007; spectral
+    radius ``rho_inf``), "hht", "newmark" (``beta``, ``gamma``), or the explicit
+    index-1 references "rk45"/"dop853" (scipy; constraints drift, for checks).
+    ``h`` is the step size (the initial one when ``adaptive``); adaptive steps
+    keep the local error estimate below ``rtol |q| + atol``. Newton failures are
+    retried with halved steps down to ``h_min`` before a ConvergenceError.
+    ``redundant``: "remove" switches dependent constraint rows off (with a
+    warning naming them), "error" refuses the model. ``output`` names a
+    directory that receives the history in chunks of ``chunk_steps`` steps
+    (``resume=True`` continues an interrupted run there).
+    """
+    if method not in METHODS:
+        raise ModelError(f"unknown method {method!r}; choose one of {METHODS}")
+    if redundant not in ("remove", "error"):
+        raise ModelError(f"redundant must be 'remove' or 'error', got {redundant!r}")
+    if not (math.isfinite(t_end) and t_end > t_start):
+        raise ModelError(f"t_end ({t_end}) must be finite and after t_start ({t_start})")
+    asm = system.compile()
+    if method in ("rk45", "dop853"):
+        from .index1 import simulate_index1
+        return simulate_index1(system, asm, t_start, t_end, h, method, rtol, atol, redundant)
+    if h is None or not (h > 0 and math.isfinite(h)):
+        raise ModelError(f"step size h must be a positive number, got {h!r}")
+    h_min = h * 1e-6 if h_min is None else h_min
+    h_max = (t_end - t_start) if h_max is None else h_max
+    params = _params(method, rho_inf, beta, gamma)
+    stepper = AlphaStepper(asm, params, newton_tol, max_newton)
+    wall0 = _time.perf_counter()
+
+    writer, prefix, state = None, None, None
+    if output is not None:
+        from ..io.chunks import ChunkWriter, read_chunks, read_state
+        meta = {"system": system.name, "nq": asm.nq, "m": asm.m, "method": params.name, "h": h,
+                "t_end": t_end, "bodies": [b.name for b in system.bodies],
+                "joints": [j.name for j in system.joints]}
+        state = read_state(output) if resume else None
+        writer = ChunkWriter(output, meta, chunk_steps, resume=resume)
+        if state is not None:
+            prefix = read_chunks(output)
+    if state is not None:
+        s = StepState(float(state["t"]), state["q"], state["v"], state["vd"], state["a"], state["lam"])
+        w_nc, w_drv, h = float(state["work_nc"]), float(state["work_drivers"]), float(state["h"])
+        from .initial import handle_redundancy
+        handle_redundancy(asm, s.q, s.t, redundant)
+        history = _History(writer)
+    else:
+        q, v, vd, lam = consistent_start(asm, t_start, redundant)
+        s = StepState(t_start, q, v, vd, vd.copy(), lam)
+        w_nc = w_drv = 0.0
+        history = _History(writer)
+        history.add(s, w_nc, w_drv)
+    redundant_rows = [asm.labels[k] for k in np.flatnonzero(~asm.active)]
+    asm.accept(s.q, s.v)
+    p_nc = asm.nonconservative_power(s.q, s.v, s.t) if energy else 0.0
+    p_drv = asm.driver_power(s.q, s.v, s.lam, s.t) if energy else 0.0
+
+    def snapshot():
+        return dict(t=s.t, q=s.q, v=s.v, vd=s.vd, a=s.a, lam=s.lam, work_nc=w_nc, work_drivers=w_drv, h=h)
+
+    stats = {"steps": 0, "rejected": 0, "method": params.name}
+    step_count = 0
+    try:
+        while s.t < t_end - 1e-12 * max(1.0, abs(t_end)):
+            h_try = min(h, h_max, t_end - s.t)
+            try:
+                s1 = stepper.step(s, h_try)
+            except NewtonFailure as exc:
+                stats["rejected"] += 1
+                if h_try / 2 < h_min:
+                    raise failure_error(exc, s.t + h_try, h_try) from None
+                h = h_try / 2
+                continue
+            if adaptive:
+                err = stepper.error_norm(s, s1, h_try, rtol, atol)
+                if err > 1.0 and h_try / 2 >= h_min:
+                    stats["rejected"] += 1
+                    h = h_try * max(0.2, 0.9 * err ** (-1.0 / 3.0))
+                    continue
+                h = h_try * min(2.0, max(0.2, 0.9 * max(err, 1e-10) ** (-1.0 / 3.0)))
+            if velocity_projection:
+                s1.v = project_velocities(asm, s1.q, s1.v, s1.t)
+            asm.accept(s1.q, s1.v)
+            if energy:
+                p_nc1 = asm.nonconservative_power(s1.q, s1.v, s1.t)
+                p_drv1 = asm.driver_power(s1.q, s1.v, s1.lam, s1.t)
+                w_nc += 0.5 * h_try * (p_nc + p_nc1)
+                w_drv += 0.5 * h_try * (p_drv + p_drv1)
+                p_nc, p_drv = p_nc1, p_drv1
+            s = s1
+            step_count += 1
+            stats["steps"] += 1
+            if step_count % save_every == 0 or s.t >= t_end - 1e-12 * max(1.0, abs(t_end)):
+                history.add(s, w_nc, w_drv)
+                if writer is not None:
+                    writer.maybe_flush(snapshot)
+            if progress is not None:
+                progress(s.t, t_end)
+    except ConvergenceError as exc:
+        if writer is not None:
+            writer.flush(snapshot())
+        stats.update(_stats(stepper, wall0))
+        exc.result = history.result(system, stats, str(exc), redundant_rows, prefix)
+        raise
+    except BaseException:
+        if writer is not None:   # KeyboardInterrupt or any other error: keep what was computed
+            writer.flush(snapshot())
+        raise
+    if writer is not None:
+        writer.flush(snapshot())
+    stats.update(_stats(stepper, wall0))
+    return history.result(system, stats, "completed", redundant_rows, prefix)
+
+
+def _stats(stepper, wall0) -> dict:
+    return {"newton_iterations": stepper.stats.newton_iterations,
+            "factorizations": stepper.stats.factorizations,
+            "wall_s": _time.perf_counter() - wall0}

@@ -1,0 +1,63 @@
+"""Sparse matrices with a fixed pattern, refilled from dense blocks.
+
+The pattern is built once from the index arrays of every contributor (bodies,
+forces, joints); each evaluation only computes block values and sums them into
+the CSR data array with one ``np.bincount`` (docs/theory.md §5.1).
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+
+class BlockPattern:
+    """Collects blocks ``(n, a, b)`` placed at ``rows (n, a)`` x ``cols (n, b)``.
+
+    Index -1 marks an entry to drop (a column of the ground, say).
+    """
+
+    def __init__(self, shape: tuple[int, int]):
+        self.shape = shape
+        self._rows: list[np.ndarray] = []
+        self._cols: list[np.ndarray] = []
+        self._masks: list[np.ndarray] = []
+        self._sizes: list[int] = []
+        self.finalized = False
+
+    def add(self, rows: np.ndarray, cols: np.ndarray) -> int:
+        """Register a block family; returns its handle (index in ``assemble``'s list)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        cols = np.asarray(cols, dtype=np.int64)
+        n, a = rows.shape
+        b = cols.shape[1]
+        R = np.broadcast_to(rows[:, :, None], (n, a, b)).reshape(-1)
+        C = np.broadcast_to(cols[:, None, :], (n, a, b)).reshape(-1)
+        mask = (R >= 0) & (C >= 0)
+        self._rows.append(R[mask])
+        self._cols.append(C[mask])
+        self._masks.append(mask)
+        self._sizes.append(n * a * b)
+        return len(self._masks) - 1
+
+    def finalize(self) -> None:
+        R = np.concatenate(self._rows) if self._rows else np.zeros(0, np.int64)
+        C = np.concatenate(self._cols) if self._cols else np.zeros(0, np.int64)
+        key = R * self.shape[1] + C
+        uniq, self._inverse = np.unique(key, return_inverse=True)
+        self.nnz = uniq.size
+        rr, cc = np.divmod(uniq, self.shape[1])
+        self.indices = cc.astype(np.int32)
+        self.indptr = np.concatenate([[0], np.cumsum(np.bincount(rr, minlength=self.shape[0]))]).astype(np.int32)
+        self.finalized = True
+
+    def assemble(self, blocks: list) -> sp.csr_matrix:
+        """Sum the given blocks (same order as ``add``; None = zeros) into a CSR matrix."""
+        parts = []
+        for blk, mask, size in zip(blocks, self._masks, self._sizes):
+            if blk is None:
+                parts.append(np.zeros(int(mask.sum())))
+            else:
+                parts.append(np.asarray(blk, dtype=float).reshape(size)[mask])
+        w = np.concatenate(parts) if parts else np.zeros(0)
+        data = np.bincount(self._inverse, weights=w, minlength=self.nnz)
+        return sp.csr_matrix((data, self.indices, self.indptr), shape=self.shape)
