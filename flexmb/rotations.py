@@ -17,9 +17,18 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
-    "skew", "A", "E", "G", "B", "Q", "T", "second_rate",
+    "cross", "skew", "A", "E", "G", "B", "Q", "T", "second_rate",
     "from_matrix", "from_axis_angle", "to_axis_angle", "normalize",
 ]
+
+
+def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a x b`` over the last axis (faster than np.cross for small stacked arrays)."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
 
 
 def skew(v: np.ndarray) -> np.ndarray:
@@ -78,7 +87,7 @@ def Q(w: np.ndarray, u: np.ndarray) -> np.ndarray:
     w, u = np.broadcast_arrays(w, u)
     out = np.empty(w.shape[:-1] + (4, 4))
     out[..., 0, 0] = 2.0 * np.einsum("...i,...i->...", w, u)
-    c = np.cross(u, w)
+    c = cross(u, w)
     out[..., 0, 1:] = c
     out[..., 1:, 0] = c
     out[..., 1:, 1:] = w[..., :, None] * u[..., None, :] + u[..., :, None] * w[..., None, :]
@@ -98,7 +107,7 @@ def B(p: np.ndarray, u: np.ndarray) -> np.ndarray:
     e0 = p[..., 0]
     e = p[..., 1:]
     out = np.empty(p.shape[:-1] + (3, 4))
-    out[..., :, 0] = 2.0 * (2.0 * e0[..., None] * u + np.cross(e, u))
+    out[..., :, 0] = 2.0 * (2.0 * e0[..., None] * u + cross(e, u))
     eu = np.einsum("...i,...i->...", e, u)
     out[..., :, 1:] = 2.0 * (e[..., :, None] * u[..., None, :]
                              + eu[..., None, None] * np.eye(3)
@@ -126,7 +135,7 @@ def second_rate(pd: np.ndarray, u: np.ndarray) -> np.ndarray:
     u = np.asarray(u, dtype=float)
     e0 = pd[..., 0, None]
     e = pd[..., 1:]
-    return 4.0 * (e0 * e0 * u + e * np.einsum("...i,...i->...", e, u)[..., None] + e0 * np.cross(e, u))
+    return 4.0 * (e0 * e0 * u + e * np.einsum("...i,...i->...", e, u)[..., None] + e0 * cross(e, u))
 
 
 def normalize(p: np.ndarray) -> np.ndarray:

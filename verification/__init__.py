@@ -1,0 +1,10 @@
+"""Verification suites of flexmb, found by name through ``SUITES``.
+
+Each suite is a module with ``CASES``: a list of functions ``case(quick: bool)
+-> verification.framework.CaseResult``. ``flexmb verify`` is the only bridge
+from the library to this package.
+"""
+SUITES = {
+    "rigid": "verification.rigid",
+}
+DEFAULT_SUITES = ["rigid"]

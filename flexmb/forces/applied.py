@@ -111,7 +111,7 @@ class AppliedLoadGroup:
             Q[gf, 3:] = np.einsum("nij,nj->ni", Qm, p[gf])
             dQ[gf, 3:, 3:] = Qm
         if bf.any():
-            n_body = np.cross(self.s[bf], F[bf])
+            n_body = rot.cross(self.s[bf], F[bf])
             Q[bf, :3] = np.einsum("nij,nj->ni", rot.A(p[bf]), F[bf])
             Q[bf, 3:] = 2.0 * np.einsum("nki,nk->ni", rot.G(p[bf]), n_body)
             dQ[bf, :3, 3:] = rot.B(p[bf], F[bf])

@@ -27,17 +27,30 @@ class RedundantConstraintWarning(UserWarning):
     """Redundant constraint rows were found and switched off."""
 
 
-def _dependent_rows(J: np.ndarray) -> np.ndarray:
-    """Local indices of rows of J that depend on the others (pivoted QR of J^T)."""
+def _dependent_rows(J: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray:
+    """Local indices of rows of J that depend on the others (pivoted QR of J^T).
+
+    Rows flagged in ``keep`` (the Euler-parameter normalizations, always
+    independent of each other) are taken first and projected out, so a
+    dependency is always charged to a joint row.
+    """
     if J.shape[0] == 0:
         return np.zeros(0, dtype=np.int64)
+    keep = np.zeros(J.shape[0], dtype=bool) if keep is None else keep
     norms = np.linalg.norm(J, axis=1)
     zero = norms < 1e-14
     Jn = J / np.where(zero, 1.0, norms)[:, None]
-    _, R, piv = sla.qr(Jn.T, mode="economic", pivoting=True)
+    free = np.flatnonzero(~keep & ~zero)
+    B = Jn[free]
+    if keep.any():
+        Qk, _ = np.linalg.qr(Jn[keep].T)
+        B = B - (B @ Qk) @ Qk.T
+    if free.size == 0:
+        return np.flatnonzero(zero & ~keep)
+    _, R, piv = sla.qr(B.T, mode="economic", pivoting=True)
     d = np.abs(np.diag(R))
-    rank = int(np.sum(d > RANK_TOL * max(d.max(initial=0.0), 1e-300)))
-    return np.sort(np.concatenate([piv[rank:], np.flatnonzero(zero)]).astype(np.int64))
+    rank = int(np.sum(d > RANK_TOL))
+    return np.sort(np.concatenate([free[piv[rank:]], np.flatnonzero(zero & ~keep)]).astype(np.int64))
 
 
 def find_redundant(asm, q: np.ndarray, t: float) -> np.ndarray:
@@ -77,7 +90,7 @@ def find_redundant(asm, q: np.ndarray, t: float) -> np.ndarray:
                 rows += pair_rows[key]
             cols = bodies[k].offset + np.arange(bodies[k].ncoord)
             block = jac[rows][:, cols].toarray()
-            if _dependent_rows(block).size:
+            if _dependent_rows(block, np.arange(len(rows)) == 0).size:
                 continue   # not independent on its own: leave it to the core check
             alive.discard(k)
             if key is not None:
@@ -92,9 +105,8 @@ def find_redundant(asm, q: np.ndarray, t: float) -> np.ndarray:
     core_rows = np.array(sorted(set(core_rows)), dtype=np.int64)
     core_cols = np.concatenate([bodies[k].offset + np.arange(bodies[k].ncoord) for k in sorted(alive)])
     J = jac[core_rows].toarray()
-    # columns of pruned bodies appear in core rows only through pairs with them; keep all columns
     used = np.unique(np.concatenate([core_cols, np.flatnonzero(np.abs(J).sum(axis=0) > 0)]))
-    return core_rows[_dependent_rows(J[:, used])]
+    return core_rows[_dependent_rows(J[:, used], np.isin(core_rows, asm.norm.rows))]
 
 
 def handle_redundancy(asm, q: np.ndarray, t: float, policy: str) -> list[str]:
@@ -126,7 +138,8 @@ def project_positions(asm, q: np.ndarray, t: float, tol: float = 1e-10, max_iter
     zero = np.zeros(asm.nq)
     lam = np.zeros(asm.m)
     for _ in range(max_iter):
-        _, c, S = asm.residual(q, zero, zero, lam, t, coef=(0.0, 0.0, 0.0, 0.0, 1.0))
+        # a tiny negative lambda-diagonal (damped least squares) tolerates redundant rows
+        _, c, S = asm.residual(q, zero, zero, lam, t, coef=(0.0, 0.0, 0.0, 0.0, 1.0), lam_diag=-1e-12)
         if np.max(np.abs(c.phi), initial=0.0) <= tol:
             return q
         try:
@@ -173,11 +186,9 @@ def accelerations(asm, q: np.ndarray, v: np.ndarray, t: float) -> tuple[np.ndarr
 def consistent_start(asm, t0: float, redundant: str = "remove"):
     """Projected q0, v0 and the matching accelerations and multipliers."""
     q, v = asm.initial_state()
-    handle_redundancy(asm, q, t0, redundant)
+    asm.active[:] = True
     q = project_positions(asm, q, t0)
-    labels = handle_redundancy(asm, q, t0, redundant)
-    if labels:
-        q = project_positions(asm, q, t0)
+    handle_redundancy(asm, q, t0, redundant)
     v = project_velocities(asm, q, v, t0)
     a, lam = accelerations(asm, q, v, t0)
     return q, v, a, lam

@@ -80,6 +80,7 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
         raise ModelError(f"step size h must be a positive number, got {h!r}")
     h_min = h * 1e-6 if h_min is None else h_min
     h_max = (t_end - t_start) if h_max is None else h_max
+    h_nominal = h
     params = _params(method, rho_inf, beta, gamma)
     stepper = AlphaStepper(asm, params, newton_tol, max_newton)
     wall0 = _time.perf_counter()
@@ -134,6 +135,8 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
                     h = h_try * max(0.2, 0.9 * err ** (-1.0 / 3.0))
                     continue
                 h = h_try * min(2.0, max(0.2, 0.9 * max(err, 1e-10) ** (-1.0 / 3.0)))
+            elif h_try < h_nominal:
+                h = min(2.0 * h_try, h_nominal)   # recover the requested step after a Newton retry
             if velocity_projection:
                 s1.v = project_velocities(asm, s1.q, s1.v, s1.t)
             asm.accept(s1.q, s1.v)
