@@ -192,6 +192,23 @@ class Assembly:
         blocks[self._h["D"]] = D
         return r, c, self.pattern.assemble(blocks)
 
+    def switched_off_violation(self, q, t) -> tuple[float, str]:
+        """Largest |Phi| among rows switched off as redundant, and its label.
+
+        Those rows are dependent, so they stay satisfied on their own; if one
+        does not, the start was a singular configuration, not a redundancy.
+        """
+        off = np.flatnonzero(~self.active)
+        if off.size == 0:
+            return 0.0, ""
+        zero = np.zeros(self.nq)
+        phi = np.empty(self.m)
+        for g, e in zip(self.groups, self._row_evals(q, zero, t)):
+            phi[g.rows] = e.phi
+        phi[self.norm.rows] = self.norm.evaluate(q, zero)[0]
+        k = off[int(np.argmax(np.abs(phi[off])))]
+        return float(abs(phi[k])), self.labels[k]
+
     def mass_matrix(self, q) -> sp.csr_matrix:
         zero = np.zeros(self.nq)
         _, _, S = self.residual(q, zero, zero, np.zeros(self.m), 0.0, coef=(1.0, 0.0, 0.0, 0.0, 0.0))

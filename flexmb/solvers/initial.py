@@ -146,7 +146,8 @@ def project_positions(asm, q: np.ndarray, t: float, tol: float = 1e-10, max_iter
             sol = factorize(S).solve(np.concatenate([zero, -c.phi]))
         except SingularMatrixError:
             raise InconsistentInitialConditions(
-                f"position projection failed: constraint Jacobian singular at the start; worst: {_worst(asm, c.phi)}"
+                f"the initial configuration cannot be made consistent: the constraint Jacobian became singular "
+                f"during position projection; worst: {_worst(asm, c.phi)}. Check joint points and axes."
             ) from None
         q += sol[: asm.nq]
         if not np.all(np.isfinite(q)):

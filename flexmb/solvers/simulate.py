@@ -7,7 +7,7 @@ import time as _time
 
 import numpy as np
 
-from ..errors import ConvergenceError, ModelError
+from ..errors import ConvergenceError, ModelError, SingularConfigurationError
 from ..results import Result
 from .generalized_alpha import AlphaParameters, AlphaStepper, NewtonFailure, StepState, failure_error
 from .initial import consistent_start, project_velocities
@@ -115,6 +115,7 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
     def snapshot():
         return dict(t=s.t, q=s.q, v=s.v, vd=s.vd, a=s.a, lam=s.lam, work_nc=w_nc, work_drivers=w_drv, h=h)
 
+    switched_off_tol = 1e3 * newton_tol * (1.0 + float(np.abs(s.q).max()))
     stats = {"steps": 0, "rejected": 0, "method": params.name}
     step_count = 0
     try:
@@ -137,6 +138,13 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
                 h = h_try * min(2.0, max(0.2, 0.9 * max(err, 1e-10) ** (-1.0 / 3.0)))
             elif h_try < h_nominal:
                 h = min(2.0 * h_try, h_nominal)   # recover the requested step after a Newton retry
+            if redundant_rows:
+                viol, label = asm.switched_off_violation(s1.q, s1.t)
+                if viol > switched_off_tol:
+                    raise SingularConfigurationError(
+                        f"{label} was switched off as redundant at the start, but at t = {s1.t:.6g} s it is "
+                        f"violated by {viol:.3e}: the start was a singular configuration, not a redundant "
+                        "constraint. Start the model away from the singular position.")
             if velocity_projection:
                 s1.v = project_velocities(asm, s1.q, s1.v, s1.t)
             asm.accept(s1.q, s1.v)
@@ -161,7 +169,9 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
         stats.update(_stats(stepper, wall0))
         exc.result = history.result(system, stats, str(exc), redundant_rows, prefix)
         raise
-    except BaseException:
+    except BaseException as exc:
+        if isinstance(exc, SingularConfigurationError):
+            exc.result = history.result(system, stats, str(exc), redundant_rows, prefix)
         if writer is not None:   # KeyboardInterrupt or any other error: keep what was computed
             writer.flush(snapshot())
         raise

@@ -1,0 +1,28 @@
+"""`flexmb verify rigid --quick` end to end: exit code, results.json schema (DESIGN.md §9), report."""
+import json
+import subprocess
+import sys
+
+
+def test_verify_rigid_quick(tmp_path):
+    out = tmp_path / "rep"
+    proc = subprocess.run([sys.executable, "-m", "flexmb.cli", "verify", "rigid", "--quick", "--out", str(out)],
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    doc = json.loads((out / "results.json").read_text())
+    assert {"flexmb_version", "started", "wall_s", "suites"} <= set(doc)
+    cases = doc["suites"]["rigid"]["cases"]
+    names = {c["name"] for c in cases}
+    assert {"double-pendulum", "heavy-top-precession", "four-bar", "bricard", "drift-demonstration"} <= names
+    for c in cases:
+        assert c["passed"] is True
+        assert {"name", "passed", "wall_s", "metrics", "tolerance", "source", "notes"} <= set(c)
+        assert c["source"] and set(c["tolerance"]) <= set(c["metrics"])
+    html = (out / "report.html").read_text()
+    assert "<table id='summary'>" in html and "data:image/png;base64," in html
+
+
+def test_verify_unknown_suite_fails(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "flexmb.cli", "verify", "nonsense", "--out", str(tmp_path)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "unknown suite" in proc.stderr
