@@ -59,7 +59,7 @@ class Material:
     def elasticity_matrix(self) -> np.ndarray:
         """6x6 Voigt elasticity matrix ``D`` (xx, yy, zz, yz, xz, xy; engineering shear), Pa.
 
-        Zienkiewicz & Taylor, *The Finite Element Method* vol. 1, 6th ed., §6.2 (theory eq. 1.3).
+        Bathe, *Finite Element Procedures* (1996), §4.2 (theory eq. 1.3).
         """
         lam, mu = self.lame
         D = np.zeros((6, 6))

@@ -34,9 +34,10 @@ SUPPORTED_CELLS: Mapping[str, str] = MappingProxyType({
     "tetra": "solid", "tetra10": "solid", "hexahedron": "solid", "hexahedron20": "solid",
 })
 
-_DUPLICATE_RTOL = 1e-9    # coincidence radius / bounding-box diagonal (docs/theory-mesh.md §4)
-_DEGENERATE_RTOL = 1e-10  # smallest accepted measure / h_e**dim (docs/theory-mesh.md §4)
+_DUPLICATE_RTOL = 1e-9    # coincidence radius / bounding-box diagonal (docs/theory-mesh.md §4.3)
+_DEGENERATE_RTOL = 1e-10  # smallest accepted measure / h_e**dim (docs/theory-mesh.md §4.5)
 _MAX_LISTED = 10          # ids listed in one error message
+_CHUNK = 65536            # elements per vectorized Jacobian evaluation
 _GMSH_DIM_NAMES = ("Point", "Curve", "Surface", "Volume")
 
 
@@ -45,7 +46,7 @@ class MeshWarning(UserWarning):
 
 
 # ----------------------------------------------------------------------------------------------
-# Reference elements: natural coordinates in meshio (= VTK) node order, docs/theory-mesh.md §4
+# Reference elements: natural coordinates in meshio (= VTK) node order, docs/theory-mesh.md §4.5
 # ----------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _RefCell:
@@ -107,7 +108,7 @@ _REF = _make_refs()
 def _shape_gradients(ref: _RefCell, xi: np.ndarray) -> np.ndarray:
     """dN_i/dxi_k at the natural points ``xi`` (m, d) -> (m, n, d).
 
-    N = m(xi) @ C with C = V^-1, V_aj = m_j(node_a) (docs/theory-mesh.md §4).
+    N = m(xi) @ C with C = V^-1, V_aj = m_j(node_a) (docs/theory-mesh.md §4.5).
     """
     e = ref.exponents
     coef = np.linalg.inv(np.prod(ref.nodes[:, None, :] ** e[None], axis=2))
@@ -131,7 +132,7 @@ def _signed_measure(cell_type: str, x: np.ndarray) -> np.ndarray:
     """Jacobian measure at each check point of each element, (E, m).
 
     Solids: det(dx/dxi). Shells: (g1 x g2) . n_c, lines: g1 . t_c, with n_c, t_c the
-    unit normal/tangent at the element center (docs/theory-mesh.md §4). ``x`` is (E, n, 3).
+    unit normal/tangent at the element center (docs/theory-mesh.md §4.5). ``x`` is (E, n, 3).
     """
     d_check, d_center = _check_tables(cell_type)
     g = np.einsum("enj,pnk->epjk", x, d_check)
@@ -163,7 +164,7 @@ def _listing(values: ArrayLike, total: int | None = None) -> str:
 def _as_points(points: ArrayLike) -> np.ndarray:
     """(N, 3) float64 coordinates [m]; 2D points padded with z = 0; non-finite refused."""
     try:
-        p = np.asarray(points, dtype=np.float64)
+        p = np.array(points, dtype=np.float64)  # a copy: the mesh makes it read-only
     except (TypeError, ValueError) as exc:
         raise MeshError(f"points must be an (N, 2) or (N, 3) array of floats: {exc}") from None
     if p.ndim != 2 or p.shape[1] not in (2, 3) or p.shape[0] == 0:
@@ -173,7 +174,7 @@ def _as_points(points: ArrayLike) -> np.ndarray:
     bad = np.flatnonzero(~np.all(np.isfinite(p), axis=1))
     if bad.size:
         raise MeshError(f"{bad.size} nodes have non-finite coordinates: {_listing(bad)}")
-    return np.ascontiguousarray(p)
+    return p
 
 
 def _as_ids(values: ArrayLike, n: int, what: str) -> np.ndarray:
@@ -254,10 +255,12 @@ _BAD_GEOMETRY = {
 
 
 def _check_geometry(cell_type: str, conn: np.ndarray, points: np.ndarray) -> None:
-    """Refuse elements whose Jacobian measure is <= rtol * h_e**dim anywhere (theory §4)."""
-    x = points[conn]
-    measure = _signed_measure(cell_type, x).min(axis=1)
-    size = np.ptp(x, axis=1).max(axis=1)
+    """Refuse elements whose Jacobian measure is <= rtol * h_e**dim anywhere (docs/theory-mesh.md §4.5)."""
+    measure, size = np.empty(len(conn)), np.empty(len(conn))
+    for start in range(0, len(conn), _CHUNK):  # chunks bound the (E, m, 3, d) temporaries
+        x = points[conn[start:start + _CHUNK]]
+        measure[start:start + len(x)] = _signed_measure(cell_type, x).min(axis=1)
+        size[start:start + len(x)] = np.ptp(x, axis=1).max(axis=1)
     dim = _REF[cell_type].nodes.shape[1]
     bad = np.flatnonzero(measure <= _DEGENERATE_RTOL * size**dim)
     if bad.size:
@@ -352,10 +355,11 @@ class FEMesh:
     def _merge_duplicates(points, conn, sets, source, merge):
         """Refuse nodes coincident within 1e-9 * bbox diagonal, or merge them."""
         tol = _DUPLICATE_RTOL * float(np.linalg.norm(np.ptp(points, axis=0)))
-        pairs = cKDTree(points).query_pairs(r=tol, output_type="ndarray")
+        pairs = cKDTree(points).query_pairs(r=tol, output_type="ndarray")  # rows (i, j), i < j
         if pairs.size == 0:
             return points, conn, sets, source
         if not merge:
+            pairs = pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
             named = [f"{source[i]} & {source[j]}" for i, j in pairs[:_MAX_LISTED]]
             raise MeshError(f"{len(pairs)} pairs of duplicate nodes (within {tol:.3g} m): "
                             + _listing(named, len(pairs))
@@ -478,7 +482,7 @@ def _read_raw(path: Path, file_format: str | None) -> meshio.Mesh:
         try:
             return _MESHIO_READERS[fmt](str(path))
         except Exception as exc:  # meshio readers raise ReadError, ValueError, KeyError ...
-            failures.append(f"as {fmt}: {type(exc).__name__}: {exc}")
+            failures.append(f"as {fmt}: {type(exc).__name__}" + (f": {exc}" if str(exc) else ""))
     raise MeshError(f"meshio cannot read {path} " + "; ".join(failures))
 
 
@@ -530,7 +534,9 @@ def _drop_unsupported(blocks: list, is_elem: list[bool], ignore: bool) -> list[b
         return [True] * len(blocks)
     has_supported = any(e and b.type in SUPPORTED_CELLS for b, e in zip(blocks, is_elem))
     if not has_supported:
-        raise MeshError(f"the mesh has no cells of a supported type ({', '.join(SUPPORTED_CELLS)}); "
+        dims = sorted({b.dim for b in bad})
+        raise MeshError(f"the mesh has no cells of a supported type ({', '.join(SUPPORTED_CELLS)}) "
+                        f"among its elements (cells of dimension {dims}, see element_dims); "
                         f"found {_block_summary(blocks)}")
     if not ignore:
         raise MeshError(f"unsupported cell types: {_block_summary(bad)}; supported: "

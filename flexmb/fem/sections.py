@@ -5,7 +5,7 @@ section's ``orientation`` vector perpendicular to ``x``, ``y = z x x``.
 ``Iy = int z^2 dA`` governs bending in the x-z plane (deflection ``w``), ``Iz =
 int y^2 dA`` bending in the x-y plane (deflection ``v``). ``ky`` (``kz``) is the
 shear correction factor for the shear force ``Vy`` (``Vz``); ``math.inf`` makes
-that plane shear-rigid (Euler-Bernoulli). Lengths in m, areas in m^2, second
+that plane shear-rigid. Lengths in m, areas in m^2, second
 moments and torsion constants in m^4.
 """
 from __future__ import annotations
@@ -46,10 +46,10 @@ class BeamSection:
                 value = float(value)
             except (TypeError, ValueError):
                 raise ModelError(f"beam section: {field} must be a number, got {value!r}") from None
-            finite_required = field not in ("ky", "kz")
-            if not (value > 0.0 and (math.isfinite(value) or not finite_required)) or math.isnan(value):
+            may_be_infinite = field in ("ky", "kz")          # inf: shear-rigid plane
+            if not (value > 0.0 and (may_be_infinite or math.isfinite(value))):   # NaN fails too
                 raise ModelError(f"beam section: {field} must be positive"
-                                 f"{' and finite' if finite_required else ''}, got {value!r}")
+                                 f"{'' if may_be_infinite else ' and finite'}, got {value!r}")
             object.__setattr__(self, field, value)
         v = np.asarray(self.orientation, dtype=float).ravel()
         if v.size != 3 or not np.all(np.isfinite(v)) or not np.any(v):
@@ -62,8 +62,8 @@ class BeamSection:
         """Solid rectangle, width ``b`` along local y and height ``h`` along local z (m).
 
         Torsion constant from the exact series of Timoshenko & Goodier, *Theory of
-        Elasticity*, 3rd ed., §109 (theory eq. 4.2); shear factor ``10 (1 + nu) / (12 + 11 nu)``
-        from Cowper (1966), J. Appl. Mech. 33:335-340, Table 1.
+        Elasticity*, 3rd ed., ch. 10, torsion of rectangular bars (theory eq. 4.2); shear
+        factor ``10 (1 + nu) / (12 + 11 nu)`` from Cowper (1966), J. Appl. Mech. 33:335-340.
         """
         _positive(b=b, h=h)
         k = 10.0 * (1.0 + nu) / (12.0 + 11.0 * nu)
@@ -118,7 +118,11 @@ def _rectangle_torsion(b: float, h: float, terms: int = 50) -> float:
 
 @dataclass(frozen=True)
 class SectionArrays:
-    """Section properties stacked per element, arrays of shape (ne,); ``orientation`` (ne, 3)."""
+    """Section properties stacked per element, arrays of shape (ne,); ``orientation`` (ne, 3).
+
+    ``rotary`` is 1 where the rotary inertia of bending (``rho Iy``, ``rho Iz``) is kept
+    (Timoshenko) and 0 where it is left out (Euler-Bernoulli); torsional inertia is always kept.
+    """
 
     A: np.ndarray
     Iy: np.ndarray
@@ -127,6 +131,7 @@ class SectionArrays:
     ky: np.ndarray
     kz: np.ndarray
     orientation: np.ndarray
+    rotary: np.ndarray
 
     @classmethod
     def from_sections(cls, sections: Sequence[BeamSection], which: np.ndarray) -> "SectionArrays":
@@ -137,17 +142,19 @@ class SectionArrays:
             return np.array([getattr(s, field) for s in sections], dtype=float)[which]
 
         return cls(A=column("A"), Iy=column("Iy"), Iz=column("Iz"), J=column("J"),
-                   ky=column("ky"), kz=column("kz"), orientation=column("orientation"))
+                   ky=column("ky"), kz=column("kz"), orientation=column("orientation"),
+                   rotary=np.ones(which.size))
 
     @classmethod
     def uniform(cls, section: BeamSection, ne: int) -> "SectionArrays":
         """The same section for ``ne`` elements."""
         return cls.from_sections([section], np.zeros(ne, dtype=np.intp))
 
-    def shear_rigid(self) -> "SectionArrays":
-        """A copy with infinite shear factors: the Euler-Bernoulli limit Phi = 0 (theory eq. 4.5)."""
+    def euler_bernoulli(self) -> "SectionArrays":
+        """A copy for Euler-Bernoulli beams: infinite shear factors (``Phi = 0``, theory eq. 4.3)
+        and no rotary inertia of bending."""
         inf = np.full_like(self.ky, np.inf)
-        return replace(self, ky=inf, kz=inf)
+        return replace(self, ky=inf, kz=inf, rotary=np.zeros_like(self.rotary))
 
     def __len__(self) -> int:
         return self.A.shape[0]

@@ -3,7 +3,7 @@
 All lengths are in metres. Each function works on an ``(N, 3)`` array of node
 coordinates and returns sorted ``np.int64`` node ids; ``FEMesh`` exposes them as
 methods. The default tolerance is ``1e-6`` times the bounding-box diagonal of
-the points (docs/theory-mesh.md, section "Geometric selection").
+the points (docs/theory-mesh.md §6).
 """
 from __future__ import annotations
 

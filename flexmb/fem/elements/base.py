@@ -88,6 +88,8 @@ class ElementKernel(ABC):
         components: node dof components the element couples (see module docstring).
 
     Subclasses call ``super().__init__(X, props)`` first, then precompute what they need.
+    Kernel-specific keyword options (``FEModel(element_options={cell_type: {...}})``) are
+    consumed by the subclass; the base class refuses any it is handed.
     """
 
     cell_type: ClassVar[str]
@@ -95,7 +97,9 @@ class ElementKernel(ABC):
     nodes_per_element: ClassVar[int]
     components: ClassVar[tuple[int, ...]]
 
-    def __init__(self, X: np.ndarray, props: ElementProperties) -> None:
+    def __init__(self, X: np.ndarray, props: ElementProperties, **options: Any) -> None:
+        if options:
+            raise ModelError(f"{self.cell_type} elements take no options, got {sorted(options)}")
         X = np.asarray(X, dtype=float)
         if X.ndim != 3 or X.shape[1:] != (self.nodes_per_element, 3):
             raise MeshError(f"{self.cell_type} coordinates must have shape (ne, {self.nodes_per_element}, 3), "
@@ -132,7 +136,9 @@ class ElementKernel(ABC):
 
         Solids: Cauchy stress (ne, nq, 6) at the stiffness quadrature points, Pa. Beams:
         section forces (ne, 2, 6) at the two end nodes. Whatever is returned here is
-        what :meth:`geometric_stiffness` accepts.
+        what :meth:`geometric_stiffness` accepts. It must be an ndarray or a dataclass of
+        ndarrays, all with leading dimension ne, so that states of element subsets can be
+        split and joined.
         """
 
     @abstractmethod
@@ -181,7 +187,4 @@ def hrz_lumping(S: np.ndarray, total: np.ndarray) -> np.ndarray:
     """
     d = np.einsum("eaa->ea", S)
     d = d * (total / d.sum(axis=1))[:, None]
-    out = np.zeros_like(S)
-    idx = np.arange(S.shape[1])
-    out[:, idx, idx] = d
-    return out
+    return d[:, :, None] * np.eye(S.shape[1])[None]

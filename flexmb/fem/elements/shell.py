@@ -20,7 +20,8 @@ import numpy as np
 
 from flexmb.errors import ModelError
 from flexmb.fem.elements.base import ElementKernel, ElementProperties, register_kernel
-from flexmb.fem.elements.shell_common import DRILL_ALPHA, ShellStress
+from flexmb.fem.elements.shell_common import (DRILL_ALPHA, ShellStress, global_tensor_to_plane,
+                                              plane_tensor_to_global)
 from flexmb.fem.elements.shell_quad import (quad_frame, quad_geometric_stiffness, quad_mass,
                                             quad_stiffness, quad_stress)
 from flexmb.fem.elements.shell_tri import (SHEAR_STAB, tri_frame, tri_geometric_stiffness, tri_mass,
@@ -28,6 +29,7 @@ from flexmb.fem.elements.shell_tri import (SHEAR_STAB, tri_frame, tri_geometric_
 
 __all__ = [
     "ShellStress", "ShellQuad4", "ShellTri3", "DRILL_ALPHA", "SHEAR_STAB",
+    "plane_tensor_to_global", "global_tensor_to_plane", "surface_stress_global",
     "quad_frame", "quad_stiffness", "quad_mass", "quad_geometric_stiffness", "quad_stress",
     "tri_frame", "tri_stiffness", "tri_mass", "tri_geometric_stiffness", "tri_stress",
 ]
@@ -39,24 +41,22 @@ def surface_stress_global(stress: ShellStress, surface: str = "top") -> np.ndarr
     """Surface stress of each element as a global Voigt vector (ne, 6), Pa.
 
     Order ``(xx, yy, zz, yz, xz, xy)``; ``surface`` is ``"top"`` (``z = +t/2``, the side of
-    the element normal) or ``"bottom"``. ``sigma_global = R^T sigma_local R`` (eq. S3).
+    the element normal) or ``"bottom"``.
     """
     if surface not in ("top", "bottom"):
         raise ModelError(f"shell surface must be 'top' or 'bottom', got {surface!r}")
-    s = getattr(stress, surface)
-    local = np.zeros(s.shape[:1] + (3, 3))
-    local[:, 0, 0], local[:, 1, 1] = s[:, 0], s[:, 1]
-    local[:, 0, 1] = local[:, 1, 0] = s[:, 2]
-    glob = np.einsum("eki,ekl,elj->eij", stress.frame, local, stress.frame)
+    glob = plane_tensor_to_global(stress.frame, getattr(stress, surface))
     return np.stack([glob[:, i, j] for i, j in _VOIGT], axis=1)
 
 
 class _ShellKernel(ElementKernel):
     """Adapter from the plain shell kernels to the ElementKernel interface.
 
-    ``stress`` returns a :class:`ShellStress` (centroid values, local frames), which
-    :meth:`geometric_stiffness` accepts, as does an array of membrane resultants.
-    ``nodal_stress`` gives the top-surface (``z = +t/2``) stress, constant per element.
+    Keyword options (``option_names``) are passed on to the stiffness kernel, and those in
+    ``stress_option_names`` also to the stress recovery. ``stress`` returns a
+    :class:`ShellStress` (centroid values, local frames), which :meth:`geometric_stiffness`
+    accepts, as does an array of membrane resultants. ``nodal_stress`` gives the
+    top-surface (``z = +t/2``) stress, constant per element.
     """
 
     kind: ClassVar[str] = "shell"
@@ -65,34 +65,38 @@ class _ShellKernel(ElementKernel):
     _mass: ClassVar[Callable[..., np.ndarray]]
     _geometric: ClassVar[Callable[..., np.ndarray]]
     _stress: ClassVar[Callable[..., ShellStress]]
+    option_names: ClassVar[tuple[str, ...]]
+    stress_option_names: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, X: np.ndarray, props: ElementProperties, **options: float | bool) -> None:
         super().__init__(X, props)
         if props.thickness is None:
             raise ModelError(f"{self.cell_type} shell elements need a thickness")
+        unknown = sorted(set(options) - set(self.option_names))
+        if unknown:
+            raise ModelError(f"{self.cell_type} shell: unknown options {unknown}; "
+                             f"accepted: {list(self.option_names)}")
         self.options = options
 
     def stiffness(self) -> np.ndarray:
         p = self.props
-        return type(self)._stiffness(self.X, p.E, p.nu, p.thickness, **self.options)
+        return self._stiffness(self.X, p.E, p.nu, p.thickness, **self.options)
 
     def mass(self, lumped: bool = False) -> np.ndarray:
-        return type(self)._mass(self.X, self.props.rho, self.props.thickness, lumped)
+        return self._mass(self.X, self.props.rho, self.props.thickness, lumped)
 
     def stress(self, u_e: np.ndarray) -> ShellStress:
         p = self.props
-        return type(self)._stress(self.X, p.E, p.nu, p.thickness, u_e, **self._stress_options())
+        options = {k: v for k, v in self.options.items() if k in self.stress_option_names}
+        return self._stress(self.X, p.E, p.nu, p.thickness, u_e, **options)
 
     def geometric_stiffness(self, state: ShellStress | np.ndarray) -> np.ndarray:
         resultants = state.N if isinstance(state, ShellStress) else state
-        return type(self)._geometric(self.X, resultants)
+        return self._geometric(self.X, resultants)
 
     def nodal_stress(self, u_e: np.ndarray) -> np.ndarray:
         top = surface_stress_global(self.stress(u_e), "top")
         return np.repeat(top[:, None, :], self.nodes_per_element, axis=1)
-
-    def _stress_options(self) -> dict[str, float | bool]:
-        return {}
 
 
 @register_kernel
@@ -101,6 +105,7 @@ class ShellQuad4(_ShellKernel):
 
     cell_type = "quad"
     nodes_per_element = 4
+    option_names = ("drill", "incompatible")
     _stiffness = staticmethod(quad_stiffness)
     _mass = staticmethod(quad_mass)
     _geometric = staticmethod(quad_geometric_stiffness)
@@ -113,10 +118,9 @@ class ShellTri3(_ShellKernel):
 
     cell_type = "triangle"
     nodes_per_element = 3
+    option_names = ("drill", "shear_stab")
+    stress_option_names = ("shear_stab",)
     _stiffness = staticmethod(tri_stiffness)
     _mass = staticmethod(tri_mass)
     _geometric = staticmethod(tri_geometric_stiffness)
     _stress = staticmethod(tri_stress)
-
-    def _stress_options(self) -> dict[str, float | bool]:
-        return {k: v for k, v in self.options.items() if k == "shear_stab"}

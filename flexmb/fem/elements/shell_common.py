@@ -36,7 +36,8 @@ def element_values(value: float | np.ndarray, ne: int, name: str, allow_zero: bo
     try:
         arr = np.broadcast_to(arr, (ne,))
     except ValueError:
-        raise ModelError(f"shell {name} must be a scalar or have length {ne}, got shape {arr.shape}") from None
+        raise ModelError(f"shell {name} must be a scalar or have length {ne}, "
+                         f"got shape {arr.shape}") from None
     bad = np.flatnonzero(~(np.isfinite(arr) & ((arr >= 0.0) if allow_zero else (arr > 0.0))))
     if bad.size:
         sign = "non-negative" if allow_zero else "positive"
@@ -95,6 +96,34 @@ def local_coordinates(X: np.ndarray, R: np.ndarray) -> np.ndarray:
     return np.einsum("eni,eki->enk", d, R[:, :2, :])
 
 
+def warp_offsets(X: np.ndarray, R: np.ndarray) -> np.ndarray:
+    """Distances (ne, nn) of the nodes from the element plane along ``n`` (eq. S2w); zero if flat."""
+    return np.einsum("eni,ei->en", X - X.mean(axis=1, keepdims=True), R[:, 2, :])
+
+
+def warp_links(R: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """Rigid links from the nodes to their projections on the element plane (eq. S2w).
+
+    ``u_projected = u_i + z_i n x theta_i``: per node ``W_i = [[I, z_i n~], [0, I]]`` in global
+    components; returns the block-diagonal W (ne, 6 nn, 6 nn) (identity for flat elements).
+    """
+    ne, nn = z.shape
+    n = R[:, 2, :]
+    skew = np.zeros((ne, 3, 3))
+    skew[:, 0, 1], skew[:, 0, 2], skew[:, 1, 2] = -n[:, 2], n[:, 1], -n[:, 0]
+    skew -= np.swapaxes(skew, 1, 2)
+    W = np.zeros((ne, nn, DOFS_PER_NODE, nn, DOFS_PER_NODE))
+    idx = np.arange(nn)
+    W[:, idx, :, idx, :] = np.eye(DOFS_PER_NODE)
+    W[:, idx, :3, idx, 3:] = z.T[:, :, None, None] * skew[None]
+    return W.reshape(ne, nn * DOFS_PER_NODE, nn * DOFS_PER_NODE)
+
+
+def congruent(K: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """``W^T K W`` for stacked matrices (ne, nd, nd)."""
+    return np.swapaxes(W, 1, 2) @ K @ W
+
+
 def jacobians(dN: np.ndarray, xy: np.ndarray, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Jacobian ``J[a, b] = d x_b / d xi_a``, its determinant and inverse at points ``p``.
 
@@ -106,8 +135,8 @@ def jacobians(dN: np.ndarray, xy: np.ndarray, kind: str) -> tuple[np.ndarray, np
     scale = np.einsum("epab,epab->ep", J, J)
     bad = np.flatnonzero((detJ <= 1e-10 * scale).any(axis=1))
     if bad.size:
-        raise MeshError(f"{kind} elements {bad[:10].tolist()} are inverted, degenerate or "
-                        "not numbered counter-clockwise about their normal")
+        raise MeshError(f"{kind} elements {bad[:10].tolist()} are inverted, folded or degenerate "
+                        "(Jacobian <= 0 at a node or quadrature point)")
     Jinv = np.empty_like(J)
     Jinv[..., 0, 0] = J[..., 1, 1]
     Jinv[..., 1, 1] = J[..., 0, 0]
@@ -196,20 +225,27 @@ def integrate(B: np.ndarray, C: np.ndarray, wdet: np.ndarray, B2: np.ndarray | N
     return np.einsum("egki,ekl,eglj,eg->eij", B, C, B2, wdet, optimize=True)
 
 
-def to_global(K: np.ndarray, R: np.ndarray) -> np.ndarray:
-    """``T^T K T`` with ``T = diag(R, R, ...)`` per 3-vector block (eq. S3)."""
-    ne, nd, _ = K.shape
-    Kb = K.reshape(ne, nd // 3, 3, nd // 3, 3)
-    KR = np.einsum("eakbl,elj->eakbj", Kb, R)
-    return np.einsum("eki,eakbj->eaibj", R, KR).reshape(ne, nd, nd)
+def block_rotation(R: np.ndarray, nn: int) -> np.ndarray:
+    """``T = diag(R, R, ...)`` (ne, 6 nn, 6 nn), one R per 3-vector block: ``u_local = T u_global`` (eq. S3)."""
+    ne = R.shape[0]
+    nb = 2 * nn
+    T = np.zeros((ne, nb, 3, nb, 3))
+    idx = np.arange(nb)
+    T[:, idx, :, idx, :] = R
+    return T.reshape(ne, 3 * nb, 3 * nb)
 
 
-def to_local_dofs(u: np.ndarray, R: np.ndarray, nd: int) -> np.ndarray:
-    """Element dof vectors (ne, nd) from global to local components (eq. S3)."""
+def check_dofs(u: np.ndarray, ne: int, nd: int) -> np.ndarray:
+    """Element dof vectors as a float array (ne, nd), or a ModelError."""
     u = np.asarray(u, dtype=float)
-    if u.shape != (R.shape[0], nd):
-        raise ModelError(f"shell element displacements must have shape {(R.shape[0], nd)}, got {u.shape}")
-    return np.einsum("eij,eaj->eai", R, u.reshape(R.shape[0], nd // 3, 3)).reshape(u.shape)
+    if u.shape != (ne, nd):
+        raise ModelError(f"shell element displacements must have shape {(ne, nd)}, got {u.shape}")
+    return u
+
+
+def to_local_dofs(u: np.ndarray, L: np.ndarray) -> np.ndarray:
+    """Element dof vectors (ne, nd) in global components -> local ones, ``L u`` (eqs. S2w, S3)."""
+    return np.einsum("eij,ej->ei", L, check_dofs(u, *L.shape[:2]))
 
 
 def nodal_mass(S: np.ndarray, rho: np.ndarray, t: np.ndarray, lumped: bool) -> np.ndarray:
@@ -282,6 +318,28 @@ class ShellStress:
     Q: np.ndarray
     top: np.ndarray
     bottom: np.ndarray
+
+
+def plane_tensor_to_global(frame: np.ndarray, voigt: np.ndarray) -> np.ndarray:
+    """In-plane tensors ``(xx, yy, xy)`` (ne, 3) in local frames -> global 3x3 tensors (ne, 3, 3).
+
+    ``T_global = R^T T_local R`` (eq. S3); works for N, M and surface stresses alike.
+    """
+    local = np.zeros(voigt.shape[:1] + (3, 3))
+    local[:, 0, 0], local[:, 1, 1] = voigt[:, 0], voigt[:, 1]
+    local[:, 0, 1] = local[:, 1, 0] = voigt[:, 2]
+    return np.einsum("eki,ekl,elj->eij", frame, local, frame)
+
+
+def global_tensor_to_plane(frame: np.ndarray, tensor: np.ndarray) -> np.ndarray:
+    """Global 3x3 tensors ((3, 3) or (ne, 3, 3)) -> in-plane local ``(xx, yy, xy)`` (ne, 3).
+
+    ``T_local = R T_global R^T`` (eq. S3); the inverse of :func:`plane_tensor_to_global` for
+    tensors lying in the element plane, e.g. a prestress given in global axes.
+    """
+    tensor = np.broadcast_to(np.asarray(tensor, dtype=float), frame.shape)
+    T = np.einsum("eik,ekl,ejl->eij", frame, tensor, frame)
+    return np.stack([T[:, 0, 0], T[:, 1, 1], T[:, 0, 1]], axis=1)
 
 
 def shell_stress(R: np.ndarray, t: np.ndarray, A: np.ndarray, D: np.ndarray, S: np.ndarray,

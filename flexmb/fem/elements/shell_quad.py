@@ -2,17 +2,18 @@
 
 * Bending: Reissner-Mindlin plate with bilinear w and rotations; transverse shear
   by the MITC4 assumed covariant strains tied at the edge midpoints
-  (Bathe & Dvorkin 1985, IJNME 21:367-383; docs/theory-shells.md §4, eq. S11).
+  (Bathe & Dvorkin 1985, IJNME 21:367-383; docs/theory-shells.md §5, eq. S11).
 * Membrane: bilinear displacements enriched with the two incompatible modes
   ``1 - xi^2``, ``1 - eta^2`` of Wilson et al. (1973), Taylor's patch-test-passing form
   (Taylor, Beresford & Wilson 1976, IJNME 10:1211-1219), condensed statically
-  (docs/theory-shells.md §3, eq. S8b).
+  (docs/theory-shells.md §4, eq. S8b).
 * Drilling: Hughes-Brezzi type penalty ``alpha G t (theta_z - omega)^2`` (eq. S12).
 * 2x2 Gauss quadrature for every term.
 
 Nodes in meshio/VTK "quad" order (counter-clockwise about the element normal).
-A warped quad is projected onto its mean plane (normal = cross product of the
-diagonals); the out-of-plane offsets of the nodes are ignored, so keep warping small.
+A warped quad is computed on its mean plane (normal = cross product of the
+diagonals) and joined to its nodes by rigid links along the normal (eq. S2w), which
+keeps the rigid-body modes exact; the flat-element accuracy degrades with warping.
 """
 from __future__ import annotations
 
@@ -48,6 +49,8 @@ class _Geometry:
     Jinv: np.ndarray    # (ne, g, 2, 2)
     dNdx: np.ndarray    # (ne, g, 4, 2)
     wdet: np.ndarray    # (ne, g) quadrature weight times detJ
+    W: np.ndarray       # (ne, 24, 24) rigid links to the mean plane (identity when flat)
+    L: np.ndarray       # (ne, 24, 24) global node dofs -> local plane dofs, T W
 
 
 def quad_frame(X: np.ndarray) -> np.ndarray:
@@ -67,9 +70,12 @@ def _geometry(X: np.ndarray, points: np.ndarray = _GAUSS, weights: np.ndarray = 
     X = sc.check_coordinates(X, NODES, "quad")
     R = quad_frame(X)
     xy = sc.local_coordinates(X, R)
+    sc.jacobians(_shape(_NATURAL)[1], xy, "quad")             # refuses elements folded at a corner
     N, dN = _shape(points)
     _, detJ, Jinv = sc.jacobians(dN, xy, "quad")
-    return _Geometry(R, xy, N, detJ, Jinv, sc.cartesian_derivatives(Jinv, dN), weights * detJ)
+    W = sc.warp_links(R, sc.warp_offsets(X, R))
+    L = sc.block_rotation(R, NODES) @ W
+    return _Geometry(R, xy, N, detJ, Jinv, sc.cartesian_derivatives(Jinv, dN), weights * detJ, W, L)
 
 
 def _mitc4_shear_B(xy: np.ndarray, points: np.ndarray, Jinv: np.ndarray) -> np.ndarray:
@@ -139,21 +145,25 @@ def quad_stiffness(X: np.ndarray, E: float | np.ndarray, nu: float | np.ndarray,
     K += sc.integrate(sc.bending_B(geo.dNdx), D, geo.wdet)
     K += sc.integrate(_mitc4_shear_B(geo.xy, _GAUSS, geo.Jinv), S, geo.wdet)
     K += sc.integrate(sc.drilling_B(geo.N[None], geo.dNdx), (drill * G * t)[:, None, None], geo.wdet)
-    return sc.to_global(K, geo.R)
+    return sc.congruent(K, geo.L)
 
 
-def quad_mass(X: np.ndarray, rho: float | np.ndarray, t: float | np.ndarray, lumped: bool = False) -> np.ndarray:
+def quad_mass(X: np.ndarray, rho: float | np.ndarray, t: float | np.ndarray,
+              lumped: bool = False) -> np.ndarray:
     """Mass matrices (ne, 24, 24), kg (kg m^2 on rotations), consistent or HRZ-lumped (eqs. S13-S14).
 
     Args:
         X: nodal coordinates (ne, 4, 3), m.
         rho: density (kg/m^3); t: thickness (m); scalars or (ne,).
-        lumped: diagonal HRZ lumping instead of the consistent matrix.
+        lumped: diagonal HRZ lumping instead of the consistent matrix (kept diagonal:
+            the warping links of eq. S2w are applied to the consistent matrix only).
     """
     geo = _geometry(X)
     ne = geo.R.shape[0]
     S = np.einsum("gi,gj,eg->eij", geo.N, geo.N, geo.wdet)
-    return sc.nodal_mass(S, sc.element_values(rho, ne, "rho", allow_zero=True), sc.element_values(t, ne, "thickness"), lumped)
+    rho = sc.element_values(rho, ne, "rho", allow_zero=True)
+    M = sc.nodal_mass(S, rho, sc.element_values(t, ne, "thickness"), lumped)
+    return M if lumped else sc.congruent(M, geo.W)
 
 
 def quad_geometric_stiffness(X: np.ndarray, N_membrane: np.ndarray) -> np.ndarray:
@@ -167,7 +177,7 @@ def quad_geometric_stiffness(X: np.ndarray, N_membrane: np.ndarray) -> np.ndarra
     """
     geo = _geometry(X)
     Nm = sc.membrane_field(N_membrane, geo.R.shape[0], _GAUSS.shape[0])
-    return sc.geometric_matrix(geo.dNdx, geo.wdet, Nm)
+    return sc.congruent(sc.geometric_matrix(geo.dNdx, geo.wdet, Nm), geo.W)
 
 
 def quad_stress(X: np.ndarray, E: float | np.ndarray, nu: float | np.ndarray, t: float | np.ndarray,
@@ -182,7 +192,7 @@ def quad_stress(X: np.ndarray, E: float | np.ndarray, nu: float | np.ndarray, t:
     E = sc.element_values(E, ne, "E")
     t = sc.element_values(t, ne, "thickness")
     A, D, S, _ = sc.section_matrices(E, sc.poisson_values(nu, ne), t)
-    u = sc.to_local_dofs(u_e, geo.R, DOFS)
+    u = sc.to_local_dofs(u_e, geo.L)
     eps = np.einsum("eij,ej->ei", sc.membrane_B(geo.dNdx)[:, 0], u)
     kappa = np.einsum("eij,ej->ei", sc.bending_B(geo.dNdx)[:, 0], u)
     gamma = np.einsum("eij,ej->ei", _mitc4_shear_B(geo.xy, _CENTER, geo.Jinv)[:, 0], u)

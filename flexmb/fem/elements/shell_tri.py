@@ -113,15 +113,17 @@ def tri_stiffness(X: np.ndarray, E: float | np.ndarray, nu: float | np.ndarray, 
     S = S * _shear_factor(geo.xy, t, shear_stab)[:, None, None]
     K += sc.integrate(_mitc3_shear_B(geo.xy, _GAUSS, geo.Jinv), S, geo.wdet)
     K += sc.integrate(sc.drilling_B(geo.N[None], geo.dNdx), (drill * G * t)[:, None, None], geo.wdet)
-    return sc.to_global(K, geo.R)
+    return sc.congruent(K, sc.block_rotation(geo.R, NODES))
 
 
-def tri_mass(X: np.ndarray, rho: float | np.ndarray, t: float | np.ndarray, lumped: bool = False) -> np.ndarray:
+def tri_mass(X: np.ndarray, rho: float | np.ndarray, t: float | np.ndarray,
+             lumped: bool = False) -> np.ndarray:
     """Mass matrices (ne, 18, 18), consistent or HRZ-lumped (eqs. S13-S14); see :func:`quad_mass`."""
     geo = _geometry(X)
     ne = geo.R.shape[0]
     S = np.einsum("gi,gj,eg->eij", geo.N, geo.N, geo.wdet)
-    return sc.nodal_mass(S, sc.element_values(rho, ne, "rho", allow_zero=True), sc.element_values(t, ne, "thickness"), lumped)
+    rho = sc.element_values(rho, ne, "rho", allow_zero=True)
+    return sc.nodal_mass(S, rho, sc.element_values(t, ne, "thickness"), lumped)
 
 
 def tri_geometric_stiffness(X: np.ndarray, N_membrane: np.ndarray) -> np.ndarray:
@@ -148,7 +150,7 @@ def tri_stress(X: np.ndarray, E: float | np.ndarray, nu: float | np.ndarray, t: 
     t = sc.element_values(t, ne, "thickness")
     A, D, S, _ = sc.section_matrices(E, sc.poisson_values(nu, ne), t)
     S = S * _shear_factor(geo.xy, t, shear_stab)[:, None, None]
-    u = sc.to_local_dofs(u_e, geo.R, DOFS)
+    u = sc.to_local_dofs(u_e, sc.block_rotation(geo.R, NODES))
     eps = np.einsum("eij,ej->ei", sc.membrane_B(geo.dNdx)[:, 0], u)
     kappa = np.einsum("eij,ej->ei", sc.bending_B(geo.dNdx)[:, 0], u)
     gamma = np.einsum("eij,ej->ei", _mitc3_shear_B(geo.xy, _CENTER, geo.Jinv)[:, 0], u)
