@@ -28,6 +28,7 @@ from .forces.springs import ScalarSpringGroup
 from .forces.user import UserForce, UserForceGroup
 from .joints.driver import Driver
 from .joints.kernels import build_groups, extend
+from .solvers.linalg import DENSE_LIMIT
 from .sparsity import BlockPattern
 
 
@@ -82,33 +83,62 @@ class Assembly:
 
     # -- patterns ---------------------------------------------------------
     def _build_patterns(self) -> None:
+        """Sparsity patterns of the Newton matrix and of Phi_q, built once.
+
+        Two passes: the first registers every block family in full; a probe
+        evaluation at a random state then shows which entries of each block can
+        be non-zero (structure is geometric, so one generic state reveals it),
+        and the second pass keeps only those. Applied and user loads keep their
+        full blocks (their values depend on user functions of time).
+        """
+        self._register(structures=None)
+        rng = np.random.default_rng(12345)
+        q0, v0 = self.initial_state()
+        q = q0 + 0.1 * rng.standard_normal(self.nq)
+        v, a = rng.standard_normal((2, self.nq))
+        lam = rng.standard_normal(self.m)
+        blocks = self.residual(q, v, a, lam, 0.0, coef=(1.0, 1.0, 1.0, 1.0, 1.0), _raw=True)
+        keep_full = {self._h["I"], self._h["D"], self._h.get("loads", -1), *self._h["users"]}
+        shapes = self.pattern.shapes
+        structures = [None if (k in keep_full or b is None) else (np.abs(np.asarray(b)) > 0).reshape(shapes[k])
+                      for k, b in enumerate(blocks)]
+        self._register(structures)
+
+    def _register(self, structures) -> None:
         nq, m = self.nq, self.m
         N = nq + m
         pat = BlockPattern((N, N))
         jac_pat = BlockPattern((m, nq))
-        self._h = {}
+        h = self._h = {}
+        st = iter(structures) if structures is not None else None
+
+        def add(rows, cols):
+            return pat.add(rows, cols, None if st is None else next(st))
+
         diag = np.arange(nq)[:, None]
-        self._h["I"] = pat.add(diag, diag)
-        self._h["body"] = pat.add(self.rigid.idx, self.rigid.idx)
+        h["I"] = add(diag, diag)
+        h["body"] = add(self.rigid.idx, self.rigid.idx)
         if self.loads is not None:
-            self._h["loads"] = pat.add(self.loads.idx, self.loads.idx)
-        self._h["springs"] = [pat.add(g.scatter, g.scatter) for g in self.springs]
-        self._h["users"] = [pat.add(idx[None, :], idx[None, :]) for idx in (self.users.idx if self.users else [])]
-        self._h["hess"] = [pat.add(g.scatter, g.scatter) for g in self.groups]
-        self._h["norm_hess"] = pat.add(self.norm.cols, self.norm.cols)
+            h["loads"] = add(self.loads.idx, self.loads.idx)
+        h["springs"] = [add(g.scatter, g.scatter) for g in self.springs]
+        h["users"] = [add(idx[None, :], idx[None, :]) for idx in (self.users.idx if self.users else [])]
+        h["hess"] = [add(g.scatter, g.scatter) for g in self.groups]
+        h["norm_hess"] = add(self.norm.cols, self.norm.cols)
         self._row_cols = [np.repeat(g.scatter, g.r, axis=0) for g in self.groups]
-        self._h["jac"], self._h["jacT"], self._jh = [], [], []
+        h["jac"], h["jacT"], self._jh = [], [], []
+        jac_structs: list = []
         for g, cols in zip(self.groups, self._row_cols):
             rows = (nq + g.rows)[:, None]
-            self._h["jac"].append(pat.add(rows, cols))
-            self._h["jacT"].append(pat.add(cols, rows))
-            self._jh.append(jac_pat.add(g.rows[:, None], cols))
+            h["jac"].append(add(rows, cols))
+            jac_structs.append(None if structures is None else structures[h["jac"][-1]].reshape(len(rows), 1, -1))
+            h["jacT"].append(add(cols, rows))
+            self._jh.append(jac_pat.add(g.rows[:, None], cols, jac_structs[-1]))
         nrows = (nq + self.norm.rows)[:, None]
-        self._h["norm_jac"] = pat.add(nrows, self.norm.cols)
-        self._h["norm_jacT"] = pat.add(self.norm.cols, nrows)
+        h["norm_jac"] = add(nrows, self.norm.cols)
+        h["norm_jacT"] = add(self.norm.cols, nrows)
         self._jh_norm = jac_pat.add(self.norm.rows[:, None], self.norm.cols)
         ldiag = (nq + np.arange(m))[:, None]
-        self._h["D"] = pat.add(ldiag, ldiag)
+        h["D"] = add(ldiag, ldiag)
         pat.finalize()
         jac_pat.finalize()
         self.pattern, self.jac_pattern = pat, jac_pat
@@ -145,7 +175,7 @@ class Assembly:
         return ConstraintEval(phi, self.jac_pattern.assemble(blocks), phi_t, gamma)
 
     # -- residual and Newton matrix --------------------------------------
-    def residual(self, q, v, a, lam, t, coef=None, lam_diag=None):
+    def residual(self, q, v, a, lam, t, coef=None, lam_diag=None, _raw=False):
         """Residual r (nq), constraint values (m) and, when ``coef = (cM, cC, cK, cH, cI)``
         is given, the Newton matrix (sparse, (nq+m) square)."""
         r = np.zeros(self.nq)
@@ -190,7 +220,9 @@ class Assembly:
         if lam_diag is not None:
             D = D + np.where(self.active, lam_diag, 0.0)
         blocks[self._h["D"]] = D
-        return r, c, self.pattern.assemble(blocks)
+        if _raw:
+            return blocks
+        return r, c, self.pattern.assemble(blocks, dense=self.nq + self.m <= DENSE_LIMIT)
 
     def switched_off_violation(self, q, t) -> tuple[float, str]:
         """Largest |Phi| among rows switched off as redundant, and its label.
@@ -212,7 +244,7 @@ class Assembly:
     def mass_matrix(self, q) -> sp.csr_matrix:
         zero = np.zeros(self.nq)
         _, _, S = self.residual(q, zero, zero, np.zeros(self.m), 0.0, coef=(1.0, 0.0, 0.0, 0.0, 0.0))
-        return S[: self.nq, : self.nq]
+        return sp.csr_matrix(S[: self.nq, : self.nq])
 
     def forces(self, q, v, t) -> np.ndarray:
         """Generalized applied + velocity-dependent forces Q(q, v, t) (without constraints)."""
@@ -241,15 +273,30 @@ class Assembly:
         """Power of the driver constraint forces ``-lambda_d . (Phi_q,d v)`` (W)."""
         if not self.driver_rows.any():
             return 0.0
-        c = self.constraints(q, v, t)
-        rows = self.driver_rows & self.active
-        return float(-np.dot(lam[rows], (c.jac @ v)[rows]))
-
-    def accept(self, q, v) -> None:
-        """Tell stateful kernels a step was accepted (angle unwrapping)."""
         qe, ve = extend(q, v)
+        P = 0.0
+        for g in self.groups:
+            rows = self.driver_rows[g.rows] & self.active[g.rows]
+            if rows.any():
+                e = g.evaluate(qe, ve, t)
+                vrow = np.repeat(ve[g.gather], g.r, axis=0)
+                P -= float(np.dot(lam[g.rows][rows], np.einsum("rx,rx->r", e.jac[rows], vrow[rows])))
+        return P
+
+    def step_end(self, q, v, lam, t, energy: bool = True) -> tuple[float, float]:
+        """After an accepted step: record angles for unwrapping and return the
+        non-conservative and driver powers (W) for the energy balance."""
+        qe, ve = extend(q, v)
+        P = 0.0
         for g in self.springs:
-            g.accept(qe, ve)
+            P += g.accept(qe, ve)
+        if not energy:
+            return 0.0, 0.0
+        if self.loads is not None:
+            P += self.loads.power(q, v, t)
+        if self.users is not None:
+            P += self.users.power(q, v, t)
+        return float(P), self.driver_power(q, v, lam, t)
 
     def reactions(self, q, v, lam, t) -> tuple[np.ndarray, np.ndarray]:
         """Reaction force (N) and torque about the joint point (N m) that each joint

@@ -36,6 +36,15 @@ class PairState:
     x: np.ndarray    # (n, 14)
     xd: np.ndarray   # (n, 14)
 
+    def __post_init__(self):
+        self._A = [None, None]
+
+    def A(self, side: int) -> np.ndarray:
+        """Rotation matrices of one side, computed once per state."""
+        if self._A[side] is None:
+            self._A[side] = rot.A(self.p(side))
+        return self._A[side]
+
     @property
     def n(self) -> int:
         return self.x.shape[0]
@@ -93,13 +102,13 @@ def body_vector(s: PairState, side: int, u: np.ndarray) -> Vec:
         h[:, blk, blk] = 2.0 * rot.Q(w, u)
         return h
 
-    return Vec(np.einsum("nij,nj->ni", rot.A(p), u), jac, rot.second_rate(s.pd(side), u), hess)
+    return Vec(np.einsum("nij,nj->ni", s.A(side), u), jac, rot.second_rate(s.pd(side), u), hess)
 
 
 def separation(s: PairState, u_i: np.ndarray, u_j: np.ndarray) -> Vec:
     """``d = r_j + A_j u_j - r_i - A_i u_i``: from a point on body i to one on body j."""
     pi, pj = s.p(0), s.p(1)
-    val = s.r(1) + np.einsum("nij,nj->ni", rot.A(pj), u_j) - s.r(0) - np.einsum("nij,nj->ni", rot.A(pi), u_i)
+    val = s.r(1) + np.einsum("nij,nj->ni", s.A(1), u_j) - s.r(0) - np.einsum("nij,nj->ni", s.A(0), u_i)
     jac = np.zeros((s.n, 3, NX))
     eye = np.broadcast_to(np.eye(3), (s.n, 3, 3))
     jac[:, :, 0:3] = -eye

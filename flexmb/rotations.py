@@ -47,13 +47,18 @@ def skew(v: np.ndarray) -> np.ndarray:
 def A(p: np.ndarray) -> np.ndarray:
     """Rotation matrix ``A(p)`` (Nikravesh eq. 6.19); exact quadratic form in p."""
     p = np.asarray(p, dtype=float)
-    e0 = p[..., 0]
-    e = p[..., 1:]
-    out = 2.0 * e[..., :, None] * e[..., None, :] + 2.0 * e0[..., None, None] * skew(e)
+    e0, e1, e2, e3 = p[..., 0], p[..., 1], p[..., 2], p[..., 3]
     d = 2.0 * e0 * e0 - 1.0
-    out[..., 0, 0] += d
-    out[..., 1, 1] += d
-    out[..., 2, 2] += d
+    out = np.empty(p.shape[:-1] + (3, 3))
+    out[..., 0, 0] = d + 2.0 * e1 * e1
+    out[..., 1, 1] = d + 2.0 * e2 * e2
+    out[..., 2, 2] = d + 2.0 * e3 * e3
+    out[..., 0, 1] = 2.0 * (e1 * e2 - e0 * e3)
+    out[..., 1, 0] = 2.0 * (e1 * e2 + e0 * e3)
+    out[..., 0, 2] = 2.0 * (e1 * e3 + e0 * e2)
+    out[..., 2, 0] = 2.0 * (e1 * e3 - e0 * e2)
+    out[..., 1, 2] = 2.0 * (e2 * e3 - e0 * e1)
+    out[..., 2, 1] = 2.0 * (e2 * e3 + e0 * e1)
     return out
 
 
@@ -102,16 +107,23 @@ def B(p: np.ndarray, u: np.ndarray) -> np.ndarray:
     p = np.asarray(p, dtype=float)
     u = np.asarray(u, dtype=float)
     lead = np.broadcast_shapes(p.shape[:-1], u.shape[:-1])
-    p = np.broadcast_to(p, lead + (4,))
-    u = np.broadcast_to(u, lead + (3,))
-    e0 = p[..., 0]
-    e = p[..., 1:]
-    out = np.empty(p.shape[:-1] + (3, 4))
-    out[..., :, 0] = 2.0 * (2.0 * e0[..., None] * u + cross(e, u))
-    eu = np.einsum("...i,...i->...", e, u)
-    out[..., :, 1:] = 2.0 * (e[..., :, None] * u[..., None, :]
-                             + eu[..., None, None] * np.eye(3)
-                             - e0[..., None, None] * skew(u))
+    e0, e1, e2, e3 = p[..., 0], p[..., 1], p[..., 2], p[..., 3]
+    u1, u2, u3 = u[..., 0], u[..., 1], u[..., 2]
+    eu = e1 * u1 + e2 * u2 + e3 * u3
+    out = np.empty(lead + (3, 4))
+    out[..., 0, 0] = 2.0 * e0 * u1 + e2 * u3 - e3 * u2
+    out[..., 1, 0] = 2.0 * e0 * u2 + e3 * u1 - e1 * u3
+    out[..., 2, 0] = 2.0 * e0 * u3 + e1 * u2 - e2 * u1
+    out[..., 0, 1] = e1 * u1 + eu
+    out[..., 0, 2] = e1 * u2 + e0 * u3
+    out[..., 0, 3] = e1 * u3 - e0 * u2
+    out[..., 1, 1] = e2 * u1 - e0 * u3
+    out[..., 1, 2] = e2 * u2 + eu
+    out[..., 1, 3] = e2 * u3 + e0 * u1
+    out[..., 2, 1] = e3 * u1 + e0 * u2
+    out[..., 2, 2] = e3 * u2 - e0 * u1
+    out[..., 2, 3] = e3 * u3 + eu
+    out *= 2.0
     return out
 
 

@@ -22,10 +22,15 @@ class BlockPattern:
         self._cols: list[np.ndarray] = []
         self._masks: list[np.ndarray] = []
         self._sizes: list[int] = []
+        self.shapes: list[tuple[int, int, int]] = []
         self.finalized = False
 
-    def add(self, rows: np.ndarray, cols: np.ndarray) -> int:
-        """Register a block family; returns its handle (index in ``assemble``'s list)."""
+    def add(self, rows: np.ndarray, cols: np.ndarray, structure: np.ndarray | None = None) -> int:
+        """Register a block family; returns its handle (index in ``assemble``'s list).
+
+        ``structure`` (broadcastable to (n, a, b), boolean) marks the entries that
+        can be non-zero; the others are left out of the pattern.
+        """
         rows = np.asarray(rows, dtype=np.int64)
         cols = np.asarray(cols, dtype=np.int64)
         n, a = rows.shape
@@ -33,10 +38,13 @@ class BlockPattern:
         R = np.broadcast_to(rows[:, :, None], (n, a, b)).reshape(-1)
         C = np.broadcast_to(cols[:, None, :], (n, a, b)).reshape(-1)
         mask = (R >= 0) & (C >= 0)
+        if structure is not None:
+            mask &= np.broadcast_to(structure, (n, a, b)).reshape(-1)
         self._rows.append(R[mask])
         self._cols.append(C[mask])
         self._masks.append(mask)
         self._sizes.append(n * a * b)
+        self.shapes.append((n, a, b))
         return len(self._masks) - 1
 
     def finalize(self) -> None:
@@ -48,10 +56,22 @@ class BlockPattern:
         rr, cc = np.divmod(uniq, self.shape[1])
         self.indices = cc.astype(np.int32)
         self.indptr = np.concatenate([[0], np.cumsum(np.bincount(rr, minlength=self.shape[0]))]).astype(np.int32)
+        self._dense_index = rr * self.shape[1] + cc
         self.finalized = True
 
-    def assemble(self, blocks: list) -> sp.csr_matrix:
-        """Sum the given blocks (same order as ``add``; None = zeros) into a CSR matrix."""
+    def assemble(self, blocks: list, dense: bool = False):
+        """Sum the given blocks (same order as ``add``; None = zeros) into a CSR matrix
+        (or a dense array when ``dense``; small systems skip the sparse machinery)."""
+        data = self._data(blocks)
+        if dense:
+            out = np.zeros(self.shape)
+            out.flat[self._dense_index] = data
+            return out
+        m = sp.csr_matrix(self.shape)      # empty shell; the fixed structure is set directly
+        m.data, m.indices, m.indptr = data, self.indices, self.indptr
+        return m
+
+    def _data(self, blocks: list) -> np.ndarray:
         parts = []
         for blk, mask, size in zip(blocks, self._masks, self._sizes):
             if blk is None:
@@ -59,5 +79,4 @@ class BlockPattern:
             else:
                 parts.append(np.asarray(blk, dtype=float).reshape(size)[mask])
         w = np.concatenate(parts) if parts else np.zeros(0)
-        data = np.bincount(self._inverse, weights=w, minlength=self.nnz)
-        return sp.csr_matrix((data, self.indices, self.indptr), shape=self.shape)
+        return np.bincount(self._inverse, weights=w, minlength=self.nnz)

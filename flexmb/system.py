@@ -35,6 +35,8 @@ class System:
         self.bodies: list[Body] = []
         self.joints: list[Joint] = []
         self.forces: list[ForceElement] = []
+        self._names: set[str] = set()
+        self._ids: set[int] = set()
         self._assembly = None
 
     @property
@@ -46,13 +48,12 @@ class System:
         """Add a body, joint or force element (or a list of them); returns what was added."""
         if isinstance(item, (list, tuple)):
             return type(item)(self.add(x) for x in item)
-        names = {b.name for b in self.bodies} | {j.name for j in self.joints} | {f.name for f in self.forces}
         if isinstance(item, Ground):
             raise ModelError("the ground is part of every system already (system.ground)")
         if isinstance(item, (Body, Joint, ForceElement)):
-            if item in self.bodies or item in self.joints or item in self.forces:
+            if id(item) in self._ids:
                 raise ModelError(f"{item!r} was already added to system {self.name!r}")
-            if item.name in names:
+            if item.name in self._names:
                 raise ModelError(f"system {self.name!r} already has an item named {item.name!r}")
         if isinstance(item, Body):
             self.bodies.append(item)
@@ -62,6 +63,8 @@ class System:
             self.forces.append(item)
         else:
             raise ModelError(f"system {self.name!r}: cannot add {item!r}; expected a body, joint or force element")
+        self._ids.add(id(item))
+        self._names.add(item.name)
         self._assembly = None
         return item
 

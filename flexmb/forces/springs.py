@@ -225,7 +225,11 @@ class ScalarSpringGroup:
         xd = x.rate(ve[self.gather])
         return float(-np.sum(self.c * xd * xd))
 
-    def accept(self, qe, ve) -> None:
-        """Record the accepted angles so the next evaluation unwraps about them."""
+    def accept(self, qe, ve) -> float:
+        """Record the accepted angles (the next evaluation unwraps about them);
+        returns the damper power (W) at the accepted state."""
+        x = self.measure_expr(qe, ve)
         if self.measure == "angle":
-            self.angle_ref = self.measure_expr(qe, ve).val.copy()
+            self.angle_ref = x.val.copy()
+        xd = x.rate(ve[self.gather])
+        return float(-np.sum(self.c * xd * xd))

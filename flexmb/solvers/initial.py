@@ -54,58 +54,59 @@ def _dependent_rows(J: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray
 
 
 def find_redundant(asm, q: np.ndarray, t: float) -> np.ndarray:
-    """Global indices of constraint rows that are linearly dependent at q."""
-    c = asm.constraints(q, np.zeros(asm.nq), t)
-    jac = c.jac.tocsr()
+    """Global indices of constraint rows that are linearly dependent at q.
+
+    Leaf bodies of the body graph (one neighbour, the ground counting as one)
+    are peeled off with a work queue, O(N): a leaf whose joint rows plus its
+    normalization row have full rank in its own columns cannot take part in a
+    dependency. What remains (the closed loops) gets one dense pivoted QR.
+    """
+    jac = asm.constraints(q, np.zeros(asm.nq), t).jac.tocsr()
     bodies = asm.system.bodies
     body_of = {id(b): k for k, b in enumerate(bodies)}
-    # rows of each body pair
     pair_rows: dict[tuple[int, int], list[int]] = {}
-    joints = asm.system.joints
-    for k, j in enumerate(joints):
-        a = body_of.get(id(j.body_a), -1)
-        b = body_of.get(id(j.body_b), -1)
-        key = (min(a, b), max(a, b))
-        pair_rows.setdefault(key, []).extend(np.flatnonzero(asm.row_joint == k).tolist())
-    neighbours = {k: set() for k in range(len(bodies))}
+    for k, j in enumerate(asm.system.joints):
+        a, b = body_of.get(id(j.body_a), -1), body_of.get(id(j.body_b), -1)
+        pair_rows.setdefault((min(a, b), max(a, b)), []).extend(np.flatnonzero(asm.row_joint == k).tolist())
+    neighbours: list[set[int]] = [set() for _ in bodies]
     for a, b in pair_rows:
         if a >= 0:
             neighbours[a].add(b)
         if b >= 0:
             neighbours[b].add(a)
-    alive = set(range(len(bodies)))
+    alive = np.ones(len(bodies), dtype=bool)
     done_pairs = set()
-    changed = True
-    while changed:
-        changed = False
-        for k in list(alive):
-            nb = neighbours[k] & (alive | {-1})
-            if len(nb) > 1:
-                continue
-            rows = [asm.norm.rows[k]]
-            key = None
-            if nb:
-                other = next(iter(nb))
-                key = (min(k, other), max(k, other))
-                rows += pair_rows[key]
-            cols = bodies[k].offset + np.arange(bodies[k].ncoord)
-            block = jac[rows][:, cols].toarray()
-            if _dependent_rows(block, np.arange(len(rows)) == 0).size:
-                continue   # not independent on its own: leave it to the core check
-            alive.discard(k)
-            if key is not None:
-                done_pairs.add(key)
-            changed = True
-    if not alive:
+    queue = [k for k in range(len(bodies)) if len(neighbours[k]) <= 1]
+    while queue:
+        k = queue.pop()
+        live = [n for n in neighbours[k] if n < 0 or alive[n]]
+        if not alive[k] or len(live) > 1:
+            continue
+        rows = [asm.norm.rows[k]]
+        key = None
+        if live:
+            key = (min(k, live[0]), max(k, live[0]))
+            rows += pair_rows[key]
+        cols = bodies[k].offset + np.arange(bodies[k].ncoord)
+        block = jac[rows].toarray()[:, cols]
+        if _dependent_rows(block, np.arange(len(rows)) == 0).size:
+            continue   # not independent on its own: leave it to the core check
+        alive[k] = False
+        if key is not None:
+            done_pairs.add(key)
+            other = live[0]
+            if other >= 0 and alive[other] and sum(1 for n in neighbours[other] if n < 0 or alive[n]) <= 1:
+                queue.append(other)
+    core = np.flatnonzero(alive)
+    if core.size == 0:
         return np.zeros(0, dtype=np.int64)
-    core_rows = [asm.norm.rows[k] for k in sorted(alive)]
+    core_rows = {asm.norm.rows[k] for k in core}
     for key, rows in pair_rows.items():
         if key not in done_pairs:
-            core_rows += rows
-    core_rows = np.array(sorted(set(core_rows)), dtype=np.int64)
-    core_cols = np.concatenate([bodies[k].offset + np.arange(bodies[k].ncoord) for k in sorted(alive)])
+            core_rows.update(rows)
+    core_rows = np.array(sorted(core_rows), dtype=np.int64)
     J = jac[core_rows].toarray()
-    used = np.unique(np.concatenate([core_cols, np.flatnonzero(np.abs(J).sum(axis=0) > 0)]))
+    used = np.flatnonzero(np.abs(J).sum(axis=0) > 0)
     return core_rows[_dependent_rows(J[:, used], np.isin(core_rows, asm.norm.rows))]
 
 

@@ -108,9 +108,7 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
         history = _History(writer)
         history.add(s, w_nc, w_drv)
     redundant_rows = [asm.labels[k] for k in np.flatnonzero(~asm.active)]
-    asm.accept(s.q, s.v)
-    p_nc = asm.nonconservative_power(s.q, s.v, s.t) if energy else 0.0
-    p_drv = asm.driver_power(s.q, s.v, s.lam, s.t) if energy else 0.0
+    p_nc, p_drv = asm.step_end(s.q, s.v, s.lam, s.t, energy)
 
     def snapshot():
         return dict(t=s.t, q=s.q, v=s.v, vd=s.vd, a=s.a, lam=s.lam, work_nc=w_nc, work_drivers=w_drv, h=h)
@@ -125,6 +123,9 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
                 s1 = stepper.step(s, h_try)
             except NewtonFailure as exc:
                 stats["rejected"] += 1
+                stepper.forget_matrix()
+                if exc.reused:
+                    continue    # retry the same step with a fresh iteration matrix first
                 if h_try / 2 < h_min:
                     raise failure_error(exc, s.t + h_try, h_try) from None
                 h = h_try / 2
@@ -133,6 +134,7 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
                 err = stepper.error_norm(s, s1, h_try, rtol, atol)
                 if err > 1.0 and h_try / 2 >= h_min:
                     stats["rejected"] += 1
+                    stepper.forget_matrix()
                     h = h_try * max(0.2, 0.9 * err ** (-1.0 / 3.0))
                     continue
                 h = h_try * min(2.0, max(0.2, 0.9 * max(err, 1e-10) ** (-1.0 / 3.0)))
@@ -147,10 +149,8 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
                         "constraint. Start the model away from the singular position.")
             if velocity_projection:
                 s1.v = project_velocities(asm, s1.q, s1.v, s1.t)
-            asm.accept(s1.q, s1.v)
+            p_nc1, p_drv1 = asm.step_end(s1.q, s1.v, s1.lam, s1.t, energy)
             if energy:
-                p_nc1 = asm.nonconservative_power(s1.q, s1.v, s1.t)
-                p_drv1 = asm.driver_power(s1.q, s1.v, s1.lam, s1.t)
                 w_nc += 0.5 * h_try * (p_nc + p_nc1)
                 w_drv += 0.5 * h_try * (p_drv + p_drv1)
                 p_nc, p_drv = p_nc1, p_drv1
