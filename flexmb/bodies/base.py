@@ -35,6 +35,16 @@ class Body:
         return A.T @ np.asarray(vector, dtype=float)
 
 
+def check_body_pair(owner: str, body_a, body_b) -> None:
+    """Refuse a non-body or a connection of a body to itself (ModelError naming ``owner``)."""
+    from ..errors import ModelError
+    for role, b in (("first body", body_a), ("second body", body_b)):
+        if not isinstance(b, Body):
+            raise ModelError(f"{owner}: {role} must be a body (or system.ground), got {b!r}")
+    if body_a is body_b:
+        raise ModelError(f"{owner}: connects body {body_a.name!r} to itself")
+
+
 class Ground(Body):
     """The fixed global frame; owns no coordinates."""
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import kinematics as kin
-from ..bodies.base import Body
+from ..bodies.base import Body, check_body_pair
 from ..errors import ModelError, NonFiniteError
 from ..joints.base import perpendicular_pair, point3, unit
 from ..joints.kernels import pair_columns
@@ -52,11 +52,7 @@ class SpringPrimitive:
 class _PairForce(ForceElement):
     def __init__(self, body_a: Body, body_b: Body, name):
         super().__init__(name)
-        for role, b in (("first body", body_a), ("second body", body_b)):
-            if not isinstance(b, Body):
-                raise ModelError(f"{self.owner}: {role} must be a body, got {b!r}")
-        if body_a is body_b:
-            raise ModelError(f"{self.owner}: connects body {body_a.name!r} to itself")
+        check_body_pair(self.owner, body_a, body_b)
         self.body_a, self.body_b = body_a, body_b
 
     @property

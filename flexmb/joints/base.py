@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..bodies.base import Body
+from ..bodies.base import Body, check_body_pair
 from ..errors import ModelError
 from ..timefunctions import TimeFunction
 
@@ -76,12 +76,7 @@ class Joint:
 
     def __init__(self, body_a: Body, body_b: Body, name: str | None = None):
         self.name = name if name is not None else f"{self.kind}{next(_counter)}"
-        owner = f"{self.kind} joint {self.name!r}"
-        for role, b in (("first body", body_a), ("second body", body_b)):
-            if not isinstance(b, Body):
-                raise ModelError(f"{owner}: {role} must be a body (or system.ground), got {b!r}")
-        if body_a is body_b:
-            raise ModelError(f"{owner}: connects body {body_a.name!r} to itself")
+        check_body_pair(f"{self.kind} joint {self.name!r}", body_a, body_b)
         self.body_a, self.body_b = body_a, body_b
         self.point = np.zeros(3)
 
