@@ -13,7 +13,7 @@ import pytest
 
 from flexmb.errors import MeshError
 from flexmb.fem.mesh import SUPPORTED_CELLS, FEMesh, MeshWarning, from_meshio, read_mesh
-from flexmb.fem.mesh import _REF, _signed_measure
+from flexmb.fem.reference_cells import REFERENCE_CELLS, signed_measure
 
 MESHES = Path(__file__).resolve().parents[2] / "meshes"
 
@@ -297,7 +297,7 @@ def test_distorted_tetra10_caught_at_corner():
 @pytest.mark.parametrize("cell_type", SUPPORTED_CELLS)
 def test_affine_reference_cells(cell_type):
     """An affine image of each reference cell has the constant measure of the map (theory §4.5)."""
-    nodes = _REF[cell_type].nodes
+    nodes = REFERENCE_CELLS[cell_type].nodes
     d = nodes.shape[1]
     A = np.array([[0.3, 0.05, 0.02], [-0.04, 0.2, 0.01], [0.01, 0.03, 0.25]])[:, :d]
     x = nodes @ A.T + [0.1, -0.2, 0.3]
@@ -309,7 +309,7 @@ def test_affine_reference_cells(cell_type):
         expected = np.linalg.norm(np.cross(A[:, 0], A[:, 1]))
     else:
         expected = np.linalg.norm(A[:, 0])
-    np.testing.assert_allclose(_signed_measure(cell_type, x[None]), expected, rtol=1e-12)
+    np.testing.assert_allclose(signed_measure(cell_type, x[None]), expected, rtol=1e-12)
     if d == 3:
         with pytest.raises(MeshError, match=f"1 {cell_type} elements are degenerate or inverted"):
             FEMesh(x * [-1, 1, 1], {cell_type: conn})
