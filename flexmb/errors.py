@@ -63,3 +63,7 @@ class NonFiniteError(FlexmbError, FloatingPointError):
 
 class InstabilityError(FlexmbError):
     """The physical model left its range of validity (e.g. buckling of a modal body)."""
+
+
+class MeshWarning(UserWarning):
+    """A mesh was repaired on reading (orphan nodes dropped, duplicates merged, cells ignored)."""

@@ -21,7 +21,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
-from flexmb.errors import MeshError
+from flexmb.errors import MeshError, MeshWarning
 from flexmb.fem import selection
 from flexmb.fem.reference_cells import REFERENCE_CELLS, signed_measure
 
@@ -39,8 +39,6 @@ _CHUNK = 65536            # elements per vectorized Jacobian evaluation
 _GMSH_DIM_NAMES = ("Point", "Curve", "Surface", "Volume")
 
 
-class MeshWarning(UserWarning):
-    """A mesh was repaired on reading (orphan nodes dropped, duplicates merged, cells ignored)."""
 
 
 # ----------------------------------------------------------------------------------------------
