@@ -1,4 +1,4 @@
-"""Command line: ``flexmb info`` and ``flexmb verify``."""
+"""Command line: ``flexmb info``, ``flexmb verify`` and ``flexmb modes``."""
 from __future__ import annotations
 
 import argparse
@@ -65,6 +65,62 @@ def cmd_verify(args) -> int:
     return 1 if failed else 0
 
 
+def cmd_modes(args) -> int:
+    """``flexmb modes``: frequencies of a mesh on screen (or JSON); with ``-o`` its ModeSet (.npz)."""
+    import json
+
+    from flexmb.errors import FlexmbError
+    from flexmb.fem.materials import Material
+    from flexmb.fem.mesh import read_mesh
+    from flexmb.fem.model import FEModel
+    from flexmb.fem.sections import BeamSection
+    from flexmb.reduction import craig_bampton, free_free_modes
+
+    t0 = time.perf_counter()
+    try:
+        values = {}
+        for option, text, count in (("--material", args.material, 3), ("--section", args.section, 2)):
+            try:
+                values[option] = [float(v) for v in text.split(",")]
+            except ValueError:
+                values[option] = []
+            if len(values[option]) != count:
+                print(f"flexmb modes: {option} takes {count} comma-separated numbers, got {text!r}", file=sys.stderr)
+                return 2
+        mesh = read_mesh(args.mesh)
+        model = FEModel(mesh, Material(*values["--material"]), sections=BeamSection.rectangle(*values["--section"]),
+                        thickness=args.thickness)
+        interfaces = {name: name for name in args.interface}
+        output = args.output is not None
+        if interfaces or args.fix:
+            ms = craig_bampton(model, interfaces, n_modes=args.n, fixed=args.fix, connection=args.connection,
+                               reference=args.reference, stress=output)
+        else:
+            ms = free_free_modes(model, args.n, stress=output)
+        if output:
+            ms.save(args.output)
+    except (FlexmbError, OSError) as exc:
+        print(f"flexmb modes: {exc}", file=sys.stderr)
+        return 2
+    freqs = ms.frequencies_hz
+    report = {"mesh": str(args.mesh), "nodes": model.n_nodes, "dofs": model.ndof, "fixed": args.fix,
+              "interfaces": list(interfaces), "reference": args.reference, "kind": ms.kind,
+              "rigid_body_modes": ms.info["rigid_modes_removed"], "n_modes": ms.n_modes,
+              "frequencies_hz": freqs.tolist(), "output": args.output, "wall_s": time.perf_counter() - t0}
+    if args.json:
+        print(json.dumps(report, indent=1))
+        return 0
+    held = f", fixed: {args.fix}" if args.fix else ", free-free (6 rigid-body modes separated)"
+    print(f"{args.mesh}: {model.n_nodes} nodes, {model.ndof} dofs{held}; {ms.kind}, {ms.n_modes} modes")
+    print("  mode   frequency [Hz]")
+    for k, f in enumerate(freqs, 1):
+        print(f"  {k:4d}   {f:14.6g}")
+    if output:
+        print(f"mode set written to {args.output}")
+    print(f"wall time {report['wall_s']:.1f} s")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="flexmb", description="flexible multibody dynamics")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -75,6 +131,23 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default="verification-report", help="output directory (default: %(default)s)")
     p.add_argument("--quick", action="store_true", help="fast subset (the one the tests run)")
     p.set_defaults(func=cmd_verify)
+    p = sub.add_parser("modes", help="eigen-frequencies and a Craig-Bampton / free-free mode set of a mesh")
+    p.add_argument("mesh", help="mesh file (Gmsh .msh, Abaqus .inp, ...)")
+    p.add_argument("--material", default="210e9,0.3,7850", metavar="E,nu,rho",
+                   help="Young's modulus Pa, Poisson ratio, density kg/m^3 (default: steel, %(default)s)")
+    p.add_argument("--section", default="0.02,0.02", metavar="B,H",
+                   help="rectangular beam section width,height in m, for beam meshes (default: %(default)s)")
+    p.add_argument("--thickness", type=float, default=0.01, help="shell thickness in m (default: %(default)s)")
+    p.add_argument("--fix", metavar="SET", help="node set whose dofs are held")
+    p.add_argument("--interface", action="append", default=[], metavar="SET",
+                   help="node set condensed to a 6-dof interface point (repeatable)")
+    p.add_argument("--connection", choices=("rigid", "average"), default="rigid",
+                   help="interface connection: rigid (RBE2-like) or average (RBE3-like)")
+    p.add_argument("--reference", metavar="SET", help="interface the body frame is attached to")
+    p.add_argument("-n", type=int, default=10, help="number of (fixed-interface) normal modes (default: %(default)s)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the ModeSet to this .npz file")
+    p.set_defaults(func=cmd_modes)
     args = parser.parse_args(argv)
     return args.func(args)
 

@@ -6,5 +6,6 @@ from the library to this package.
 """
 SUITES = {
     "rigid": "verification.rigid",
+    "fem": "verification.fem",
 }
-DEFAULT_SUITES = ["rigid"]
+DEFAULT_SUITES = ["rigid", "fem"]

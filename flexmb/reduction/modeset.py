@@ -1,0 +1,255 @@
+"""``ModeSet``: a reduced flexible body -- mode shapes, reduced matrices, interfaces (theory §4).
+
+A mode set describes the displacement field of a body as ``u = phi eta`` with ``m`` modal
+coordinates ``eta``. It keeps the shapes at every node (all dofs of the FE model), the
+reduced mass and stiffness ``M = phi^T M_FE phi``, ``K = phi^T K_FE phi``, the interface points
+(their six dofs as linear functions ``psi`` of ``eta``), nodal stress per unit modal
+coordinate and the inertia invariants. It saves to and loads from one ``.npz`` file.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy.linalg as sla
+
+from flexmb.errors import ModelError
+from flexmb.reduction.eigen import check_no_zero_modes
+from flexmb.reduction.interfaces import Condensation, Interface
+from flexmb.reduction.invariants import Invariants, inertia_invariants
+
+FORMAT = "flexmb.ModeSet/1"
+"""Format tag written into every saved mode set."""
+
+DEPENDENT_RTOL = 1e-10
+"""Basis directions whose mass eigenvalue (columns mass-normalized) is below this are dropped."""
+
+
+def reduced_eigenbasis(M_B: np.ndarray, K_B: np.ndarray, normalize: bool = True
+                       ) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(V, lambda, dropped)`` with ``V^T M_B V = I``, ``V^T K_B V = diag(lambda)`` (ascending).
+
+    With ``normalize`` the basis columns are first scaled to unit modal mass (otherwise the
+    caller has scaled them, before any projection that may cancel a column). Directions whose
+    mass eigenvalue is below :data:`DEPENDENT_RTOL` (linearly dependent or massless
+    combinations) are dropped and counted in ``dropped``.
+    """
+    M_B, K_B = 0.5 * (M_B + M_B.T), 0.5 * (K_B + K_B.T)
+    d = np.sqrt(np.diag(M_B)) if normalize else np.ones(M_B.shape[0])
+    d[d <= 0.0] = 1.0
+    mu, U = np.linalg.eigh(M_B / np.outer(d, d))
+    keep = mu > DEPENDENT_RTOL * max(mu.max(), 1e-300)
+    W = (U[:, keep] / np.sqrt(mu[keep])) / d[:, None]
+    lam, Q = np.linalg.eigh(W.T @ K_B @ W)
+    return W @ Q, lam, int(np.count_nonzero(~keep))
+
+
+def unit_modal_mass(M: Any, A: Any, W: np.ndarray) -> np.ndarray:
+    """Columns of ``W`` scaled so that ``(A w)^T M (A w) = 1`` (massless columns unchanged)."""
+    phi = np.asarray(A @ W)
+    norms = np.sqrt(np.einsum("ik,ik->k", phi, np.asarray(M @ phi)))
+    return W / np.where(norms > 0.0, norms, 1.0)
+
+
+def modeset_from_basis(model: Any, cond: Condensation, W: np.ndarray, *, scale: float, kind: str,
+                       reference: str | None = None, stress: bool = True, expect_dropped: int = 0,
+                       info: dict | None = None) -> "ModeSet":
+    """Orthonormal mode set spanned by the basis ``W`` (cond.n, r) in condensed coordinates.
+
+    The columns of ``W`` must have been scaled (:func:`unit_modal_mass`) before any projection,
+    so that a column the projection cancels shows as a dependent direction. Solves the reduced eigenproblem (``M = I``, ``K`` diagonal, ascending), requires exactly
+    ``expect_dropped`` dependent directions (6 when the basis holds the rigid-body modes
+    projected out) and no zero-frequency mode (``lambda < RIGID_RTOL scale``), then maps the
+    interface points (``psi = C_j W V``) and, with ``stress``, the nodal stress of every mode.
+    """
+    phi_b = np.asarray(cond.A @ W)
+    V, lam, dropped = reduced_eigenbasis(phi_b.T @ np.asarray(model.M @ phi_b), phi_b.T @ np.asarray(model.K @ phi_b),
+                                         normalize=False)
+    if dropped != expect_dropped:
+        raise ModelError(f"the reduction basis of {W.shape[1]} vectors has {dropped} linearly dependent or "
+                         f"massless directions, expected {expect_dropped}")
+    check_no_zero_modes(lam, scale, "the reduced basis leaves")
+    phi = phi_b @ V
+    WV = W @ V
+    interfaces = {p.name: Interface(p.name, p.position, p.nodes, np.asarray(cond.C[p.name] @ WV), p.connection,
+                                    p.weights) for p in cond.points}
+    stress_modes = None
+    if stress:
+        stress_modes = np.stack([model.nodal_stress(phi[:, k]) for k in range(phi.shape[1])], axis=2)
+    return ModeSet(phi, model.points, model.dofs_per_node, np.eye(lam.size), np.diag(lam), interfaces,
+                   stress_modes, kind=kind, reference=reference, info=info, model=model)
+
+
+class ModeSet:
+    """Mode shapes and reduced matrices of a flexible body.
+
+    Args:
+        phi: (ndof, m) mode shapes at all dofs of the FE model (m; rad on rotations).
+        nodes: (N, 3) undeformed node positions in body axes, m.
+        dofs_per_node: 3 (solids) or 6.
+        M, K: (m, m) reduced mass (kg per modal coordinate squared) and stiffness.
+        interfaces: name -> :class:`Interface`.
+        stress_modes: (N, 6, m) nodal Voigt stress per unit modal coordinate (Pa; beams:
+            section forces N, N m), or None.
+        kind: how the set was made ("craig-bampton", "free-free", ...).
+        reference: name of the interface the body frame is attached to, or None.
+        info: JSON-serializable notes (counts, shift, connection, ...).
+        invariants: precomputed :class:`Invariants`, or None (computed from ``model`` on demand).
+        model: the FEModel the modes come from (not saved).
+    """
+
+    def __init__(self, phi: np.ndarray, nodes: np.ndarray, dofs_per_node: int, M: np.ndarray, K: np.ndarray,
+                 interfaces: dict[str, Interface] | None = None, stress_modes: np.ndarray | None = None, *,
+                 kind: str = "modes", reference: str | None = None, info: dict | None = None,
+                 invariants: Invariants | None = None, model: Any = None) -> None:
+        self.phi = np.asarray(phi, dtype=float)
+        self.nodes = np.asarray(nodes, dtype=float)
+        self.dofs_per_node = int(dofs_per_node)
+        self.M = np.asarray(M, dtype=float)
+        self.K = np.asarray(K, dtype=float)
+        self.interfaces = dict(interfaces or {})
+        self.stress_modes = None if stress_modes is None else np.asarray(stress_modes, dtype=float)
+        self.kind, self.reference, self.info = kind, reference, dict(info or {})
+        self.model = model
+        self._invariants = invariants
+        self._check()
+
+    def _check(self) -> None:
+        n, m = self.phi.shape[0], self.n_modes
+        if self.nodes.ndim != 2 or self.nodes.shape[1] != 3 or n != self.nodes.shape[0] * self.dofs_per_node:
+            raise ModelError(f"mode shapes ({n} rows) do not match {self.nodes.shape[0]} nodes with "
+                             f"{self.dofs_per_node} dofs each")
+        if self.M.shape != (m, m) or self.K.shape != (m, m):
+            raise ModelError(f"reduced M {self.M.shape} and K {self.K.shape} must be ({m}, {m})")
+        bad = [k for k, i in self.interfaces.items() if i.psi.shape != (6, m)]
+        if bad:
+            raise ModelError(f"interfaces {bad}: psi must have shape (6, {m})")
+        if self.stress_modes is not None and self.stress_modes.shape != (self.nodes.shape[0], 6, m):
+            raise ModelError(f"stress modes must have shape ({self.nodes.shape[0]}, 6, {m}), "
+                             f"got {self.stress_modes.shape}")
+
+    def __repr__(self) -> str:
+        f = self.frequencies_hz
+        span = f"{f[0]:.4g}..{f[-1]:.4g} Hz" if f.size else "no modes"
+        return (f"ModeSet({self.kind}, {self.n_modes} modes, {span}; {self.nodes.shape[0]} nodes; "
+                f"interfaces: {', '.join(self.interfaces) or '-'})")
+
+    # -- queries ----------------------------------------------------------------------------------
+    @property
+    def n_modes(self) -> int:
+        """Number of modal coordinates m."""
+        return self.phi.shape[1]
+
+    @property
+    def frequencies_hz(self) -> np.ndarray:
+        """Frequencies of the reduced system (eigenvalues of ``K x = lambda M x``), Hz, ascending."""
+        if self.n_modes == 0:
+            return np.zeros(0)
+        lam = sla.eigh(self.K, self.M, eigvals_only=True)
+        return np.sqrt(np.maximum(lam, 0.0)) / (2.0 * np.pi)
+
+    def interface(self, name: str) -> Interface:
+        """The interface called ``name``."""
+        if name not in self.interfaces:
+            raise ModelError(f"no interface {name!r} in this mode set; interfaces: "
+                             f"{', '.join(sorted(self.interfaces)) or 'none'}")
+        return self.interfaces[name]
+
+    def is_orthonormal(self, rtol: float = 1e-8) -> bool:
+        """True when ``M = I`` and ``K`` is diagonal to ``rtol`` (relative to max |K|)."""
+        off = self.K - np.diag(np.diag(self.K))
+        return bool(np.allclose(self.M, np.eye(self.n_modes), rtol=0.0, atol=rtol)
+                    and np.abs(off).max(initial=0.0) <= rtol * np.abs(self.K).max(initial=1.0))
+
+    @property
+    def invariants(self) -> Invariants:
+        """Inertia invariants (computed from the attached model on first use)."""
+        if self._invariants is None:
+            self._invariants = inertia_invariants(self)
+        return self._invariants
+
+    # -- new mode sets ----------------------------------------------------------------------------
+    def transformed(self, V: np.ndarray, **changes: Any) -> "ModeSet":
+        """The mode set in new coordinates ``eta = V eta'`` (V (m, r))."""
+        V = np.asarray(V, dtype=float)
+        inv = self._invariants.transformed(V) if self._invariants is not None else None
+        args = dict(kind=self.kind, reference=self.reference, info=self.info, invariants=inv, model=self.model)
+        args.update(changes)
+        return ModeSet(self.phi @ V, self.nodes, self.dofs_per_node, V.T @ self.M @ V, V.T @ self.K @ V,
+                       {k: i.transformed(V) for k, i in self.interfaces.items()},
+                       None if self.stress_modes is None else self.stress_modes @ V, **args)
+
+    def orthonormalize(self) -> "ModeSet":
+        """Equivalent set with ``M = I`` and ``K`` diagonal, modes by ascending frequency."""
+        V, lam, dropped = reduced_eigenbasis(self.M, self.K)
+        if dropped:
+            raise ModelError(f"the reduced mass matrix is singular ({dropped} dependent or massless directions)")
+        out = self.transformed(V)
+        out.K = np.diag(lam)
+        out.M = np.eye(lam.size)
+        return out
+
+    def select(self, count: int | None = None, max_frequency_hz: float | None = None) -> "ModeSet":
+        """The lowest ``count`` modes and/or those up to ``max_frequency_hz`` (orthonormalized first).
+
+        Selecting from a Craig-Bampton set drops the highest orthonormal modes, which span part of
+        the static constraint modes: interface static response is then no longer exact.
+        """
+        ms = self if self.is_orthonormal() else self.orthonormalize()
+        lam = np.diag(ms.K)
+        order = np.argsort(lam)
+        keep = ms.n_modes
+        if count is not None:
+            if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or not 0 < count <= keep:
+                raise ModelError(f"count must be an integer in [1, {keep}], got {count!r}")
+            keep = int(count)
+        if max_frequency_hz is not None:
+            below = np.sqrt(np.maximum(lam[order], 0.0)) / (2.0 * np.pi) <= max_frequency_hz
+            keep = min(keep, int(np.count_nonzero(below)))
+            if keep == 0:
+                raise ModelError(f"no mode at or below {max_frequency_hz} Hz (lowest "
+                                 f"{np.sqrt(max(lam[order[0]], 0.0)) / (2 * np.pi):.4g} Hz)")
+        return ms.transformed(np.eye(ms.n_modes)[:, order[:keep]])
+
+    # -- files ------------------------------------------------------------------------------------
+    def save(self, path: str | Path) -> None:
+        """Write the set (with its invariants, when they can be computed) to one ``.npz`` file."""
+        arrays: dict[str, Any] = {"phi": self.phi, "nodes": self.nodes, "M": self.M, "K": self.K}
+        header = {"format": FORMAT, "dofs_per_node": self.dofs_per_node, "kind": self.kind,
+                  "reference": self.reference, "info": self.info,
+                  "interfaces": [{"name": i.name, "connection": i.connection} for i in self.interfaces.values()]}
+        for k, i in enumerate(self.interfaces.values()):
+            arrays.update({f"interface{k}_position": i.position, f"interface{k}_nodes": i.nodes,
+                           f"interface{k}_psi": i.psi, f"interface{k}_weights": i.weights})
+        if self.stress_modes is not None:
+            arrays["stress_modes"] = self.stress_modes
+        if self._invariants is not None or self.model is not None:
+            arrays.update({f"invariants_{k}": v for k, v in self.invariants.arrays().items()})
+        arrays["header"] = np.array(json.dumps(header))
+        with open(path, "wb") as fh:
+            np.savez(fh, **arrays)
+
+    @classmethod
+    def load(cls, path: str | Path) -> "ModeSet":
+        """Read a set written by :meth:`save` (no FE model attached)."""
+        try:
+            data = np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise ModelError(f"cannot read mode set {str(path)!r}: {exc}") from exc
+        with data:
+            files = set(data.files)
+            header = json.loads(str(data["header"])) if "header" in files else {}
+            if header.get("format") != FORMAT:
+                raise ModelError(f"{str(path)!r} is not a flexmb mode set (format {header.get('format')!r})")
+            interfaces = {}
+            for k, spec in enumerate(header["interfaces"]):
+                interfaces[spec["name"]] = Interface(spec["name"], data[f"interface{k}_position"],
+                                                     data[f"interface{k}_nodes"], data[f"interface{k}_psi"],
+                                                     spec["connection"], data[f"interface{k}_weights"])
+            inv = {f[len("invariants_"):]: data[f] for f in files if f.startswith("invariants_")}
+            return cls(data["phi"], data["nodes"], header["dofs_per_node"], data["M"], data["K"], interfaces,
+                       data["stress_modes"] if "stress_modes" in files else None, kind=header["kind"],
+                       reference=header["reference"], info=header["info"],
+                       invariants=Invariants.from_arrays(inv) if inv else None)
