@@ -3,13 +3,15 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 
 def test_verify_rigid_quick(tmp_path):
     out = tmp_path / "rep"
     proc = subprocess.run([sys.executable, "-m", "flexmb.cli", "verify", "rigid", "--quick", "--out", str(out)],
                           capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    doc = json.loads((out / "results.json").read_text())
+    doc = json.loads((out / "results.json").read_text(), parse_constant=lambda c: pytest.fail(f"non-JSON {c}"))
     assert {"flexmb_version", "started", "wall_s", "suites"} <= set(doc)
     cases = doc["suites"]["rigid"]["cases"]
     names = {c["name"] for c in cases}

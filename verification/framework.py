@@ -71,7 +71,7 @@ class CaseResult:
         out = {"name": self.name, "passed": self.passed, "wall_s": round(self.wall_s, 3), "metrics": metrics,
                "tolerance": {c.metric: c.tolerance for c in self.checks}, "source": self.source,
                "notes": self.notes}
-        ref = {c.metric: c.reference for c in self.checks if c.reference is not None}
+        ref = {c.metric: _num(c.reference) for c in self.checks if c.reference is not None}
         if ref:
             out["reference"] = ref
         if self.error:
@@ -83,7 +83,8 @@ def _num(v):
     if isinstance(v, (bool, np.bool_)):
         return bool(v)
     if isinstance(v, (int, float, np.floating, np.integer)):
-        return float(v)
+        v = float(v)
+        return v if np.isfinite(v) else None   # results.json stays strict JSON (no NaN/Infinity)
     return v
 
 
@@ -111,7 +112,7 @@ def write_report(out: Path, suites: dict[str, list[CaseResult]], wall_s: float, 
     out.mkdir(parents=True, exist_ok=True)
     doc = {"flexmb_version": flexmb.__version__, "started": started, "wall_s": round(wall_s, 2),
            "suites": {s: {"cases": [c.to_json() for c in cases]} for s, cases in suites.items()}}
-    (out / "results.json").write_text(json.dumps(doc, indent=1))
+    (out / "results.json").write_text(json.dumps(doc, indent=1, allow_nan=False))
     (out / "report.html").write_text(_html(doc, suites))
     return doc
 
