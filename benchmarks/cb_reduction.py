@@ -29,9 +29,8 @@ frequencies of the reduced system from every code (max relative difference again
 Run:  python benchmarks/cb_reduction.py                    # 64k and 463k bracket
       python benchmarks/cb_reduction.py --quick            # 64k bracket only
       python benchmarks/cb_reduction.py --scales 1 --methods flexmb scipy --repeat 3
-      python benchmarks/cb_reduction.py --flexmb-variant \
-          reference_blas=/usr/lib/x86_64-linux-gnu/blas:/usr/lib/x86_64-linux-gnu/lapack
-                                                           # also flexmb with CHOLMOD on another BLAS
+      python benchmarks/cb_reduction.py --flexmb-variant reference_blas=DIRS   # also flexmb with CHOLMOD
+          on the BLAS in DIRS, e.g. /usr/lib/x86_64-linux-gnu/blas:/usr/lib/x86_64-linux-gnu/lapack
 """
 from __future__ import annotations
 
