@@ -18,6 +18,7 @@ from flexmb.fem.elements.solid import voigt_to_tensor
 from flexmb.fem.materials import Material
 from flexmb.fem.mesh import FEMesh
 from flexmb.fem.model import FEModel
+from verification.fem.meshes import add_midside, hex_grid
 
 SOLIDS = ("tetra", "tetra10", "hexahedron", "hexahedron20")
 STEEL = Material(E=210e9, nu=0.3, rho=7850.0)
@@ -33,26 +34,6 @@ _HEX_EDGES = np.array([[0, 1], [1, 2], [2, 3], [3, 0], [4, 5], [5, 6], [6, 7], [
 # ------------------------------------------------------------------------------------------------
 # structured test meshes, generated in memory
 # ------------------------------------------------------------------------------------------------
-def _hex_grid(n: tuple[int, int, int], size: tuple[float, float, float]) -> tuple[np.ndarray, np.ndarray]:
-    """Points and hex8 cells (VTK order) of a box [0, size] with n cells per direction."""
-    axes = [np.linspace(0.0, s, k + 1) for s, k in zip(size, n)]
-    points = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, 3)
-    ids = np.arange(points.shape[0]).reshape(n[0] + 1, n[1] + 1, n[2] + 1)
-    i, j, k = (a.ravel() for a in np.meshgrid(*[np.arange(m) for m in n], indexing="ij"))
-    corners = [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1)]
-    cells = np.stack([ids[i + a, j + b, k + c] for a, b, c in corners], axis=1)
-    return points, cells
-
-
-def _add_midside(points: np.ndarray, cells: np.ndarray, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Quadratic cells: one new node at the midpoint of every (shared) edge, in edge order."""
-    pairs = np.sort(cells[:, edges], axis=2).reshape(-1, 2)
-    unique, inverse = np.unique(pairs, axis=0, return_inverse=True)
-    mid = points[unique].mean(axis=1)
-    new_ids = points.shape[0] + inverse.reshape(cells.shape[0], edges.shape[0])
-    return np.vstack([points, mid]), np.hstack([cells, new_ids])
-
-
 def _orient_tets(points: np.ndarray, tets: np.ndarray) -> np.ndarray:
     """Swap two nodes of negatively oriented tetrahedra."""
     x = points[tets]
@@ -76,7 +57,7 @@ def box(cell_type: str, n=(2, 2, 2), size=(1.0, 1.0, 1.0), distort: float = 0.0,
     straight: its 4-point stiffness rule integrates the divergence of the shape functions
     exactly only for affine tetrahedra, so curved tet10 pass the patch test only to ~1e-5.
     """
-    points, hexes = _hex_grid(n, size)
+    points, hexes = hex_grid(n, (0.0, 0.0, 0.0), size)
     if cell_type in ("tetra", "tetra10"):
         cells = _orient_tets(points, hexes[:, _KUHN].reshape(-1, 4))
         edges = _TET_EDGES
@@ -89,7 +70,7 @@ def box(cell_type: str, n=(2, 2, 2), size=(1.0, 1.0, 1.0), distort: float = 0.0,
         points = points + moved[:, None] * rng.uniform(-distort, distort, points.shape) * h
     if cell_type in ("tetra10", "hexahedron20"):
         n_corner = points.shape[0]
-        points, cells = _add_midside(points, cells, edges)
+        points, cells = add_midside(points, cells, edges)
         if distort and cell_type == "hexahedron20":
             moved = _interior(points, size) & (np.arange(points.shape[0]) >= n_corner)
             points = points + moved[:, None] * rng.uniform(-0.1 * distort, 0.1 * distort, points.shape) * h
