@@ -21,13 +21,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import rotations as rot
+from .bodies.flexible import FlexibleBody
+from .bodies.flexible_kernel import FlexibleBodyGroup
 from .bodies.rigid import NormalizationGroup, RigidBody, RigidBodyGroup
 from .errors import ModelError
 from .forces.applied import AppliedLoadGroup, Force, Torque
 from .forces.springs import ScalarSpringGroup
 from .forces.user import UserForce, UserForceGroup
 from .joints.driver import Driver
-from .joints.kernels import build_groups, extend
+from .joints.kernels import build_groups, extend, modal_counts
 from .solvers.linalg import DENSE_LIMIT
 from .sparsity import BlockPattern
 
@@ -46,11 +48,14 @@ class Assembly:
     def __init__(self, system):
         self.system = system
         bodies = system.bodies
-        unsupported = [b for b in bodies if not isinstance(b, RigidBody)]
+        unsupported = [b for b in bodies if not isinstance(b, (RigidBody, FlexibleBody))]
         if unsupported:
             raise ModelError(f"bodies of type {type(unsupported[0]).__name__} are not supported by this assembly")
         self.nq = sum(b.ncoord for b in bodies)
-        self.rigid = RigidBodyGroup(bodies, system.gravity)
+        self.rigid = RigidBodyGroup([b for b in bodies if isinstance(b, RigidBody)], system.gravity)
+        flexible = [b for b in bodies if isinstance(b, FlexibleBody)]
+        self.flexible = [FlexibleBodyGroup([b for b in flexible if b.n_modes == m], system.gravity)
+                         for m in sorted({b.n_modes for b in flexible})]
         # constraints: joint primitives first, then one normalization row per body
         prims, owner = [], []
         for k, j in enumerate(system.joints):
@@ -75,8 +80,11 @@ class Assembly:
         loads = [f for f in system.forces if isinstance(f, (Force, Torque))]
         self.loads = AppliedLoadGroup(loads) if loads else None
         springs = [p for f in system.forces if hasattr(f, "primitives") for p in f.primitives()]
-        self.springs = [ScalarSpringGroup(kind, [p for p in springs if p.measure == kind], self.nq)
-                        for kind in ("length", "angle", "axial", "twist") if any(p.measure == kind for p in springs)]
+        self.springs = []
+        for kind in ("length", "angle", "axial", "twist"):
+            of_kind = [p for p in springs if p.measure == kind]
+            for counts in sorted({modal_counts(p) for p in of_kind}):
+                self.springs.append(ScalarSpringGroup(kind, [p for p in of_kind if modal_counts(p) == counts], self.nq))
         users = [f for f in system.forces if isinstance(f, UserForce)]
         self.users = UserForceGroup(users) if users else None
         self._build_patterns()
@@ -118,6 +126,7 @@ class Assembly:
         diag = np.arange(nq)[:, None]
         h["I"] = add(diag, diag)
         h["body"] = add(self.rigid.idx, self.rigid.idx)
+        h["flexible"] = [add(g.idx, g.idx) for g in self.flexible]
         if self.loads is not None:
             h["loads"] = add(self.loads.idx, self.loads.idx)
         h["springs"] = [add(g.scatter, g.scatter) for g in self.springs]
@@ -184,6 +193,10 @@ class Assembly:
         idx, rb, blk = self.rigid.residual(q, v, a, kcoef)
         np.add.at(r, idx, rb)
         blocks[self._h["body"]] = blk
+        for g, h in zip(self.flexible, self._h["flexible"]):
+            idx, rf, blk = g.residual(q, v, a, kcoef)
+            r[idx] += rf
+            blocks[h] = blk
         qe, ve = extend(q, v)
         if self.loads is not None:
             idx, rl, blk = self.loads.residual(q, v, t, kcoef)
@@ -253,16 +266,18 @@ class Assembly:
 
     # -- energies and reactions -------------------------------------------
     def kinetic_energy(self, q, v) -> float:
-        return self.rigid.kinetic_energy(q, v)
+        return self.rigid.kinetic_energy(q, v) + sum(g.kinetic_energy(q, v) for g in self.flexible)
 
     def potential_energy(self, q, v) -> float:
+        """Gravity, spring and strain energy (J)."""
         qe, ve = extend(q, v)
-        return self.rigid.potential_energy(q) + sum(g.potential(qe, ve) for g in self.springs)
+        return (self.rigid.potential_energy(q) + sum(g.potential(qe, ve) for g in self.springs)
+                + sum(g.potential_energy(q) for g in self.flexible))
 
     def nonconservative_power(self, q, v, t) -> float:
-        """Power of applied loads, dampers and user forces (W)."""
+        """Power of applied loads, dampers (also modal damping) and user forces (W)."""
         qe, ve = extend(q, v)
-        P = sum(g.power(qe, ve) for g in self.springs)
+        P = sum(g.power(qe, ve) for g in self.springs) + sum(g.damping_power(v) for g in self.flexible)
         if self.loads is not None:
             P += self.loads.power(q, v, t)
         if self.users is not None:
@@ -290,6 +305,7 @@ class Assembly:
         P = 0.0
         for g in self.springs:
             P += g.accept(qe, ve)
+        P += sum(g.damping_power(v) for g in self.flexible)
         if not energy:
             return 0.0, 0.0
         if self.loads is not None:

@@ -24,7 +24,54 @@ def two_bodies():
     return s, a, b
 
 
+def beam_modes(n_modes=3, direction=(1.0, 0.3, 0.2)):
+    """A small Craig-Bampton beam (root = frame, tip interface) for flexible-body cases."""
+    from flexmb.fem.materials import Material
+    from flexmb.fem.model import FEModel
+    from flexmb.fem.sections import BeamSection
+    from flexmb.reduction import craig_bampton
+    from verification.fem.meshes import line_mesh
+    model = FEModel(line_mesh(4, 1.5, direction=direction), Material(E=2e9, nu=0.3, rho=2000.0),
+                    sections=BeamSection.rectangle(0.05, 0.03, nu=0.3))
+    return craig_bampton(model, {"root": "root", "tip": "tip"}, n_modes=n_modes, reference="root")
+
+
+def flexible(name="f", n_modes=3, position=(0.2, -0.1, 0.3)):
+    """A flexible body with damping and random (symmetric) stiffening load-case matrices."""
+    body = fm.FlexibleBody(beam_modes(n_modes), position=position, orientation=rot.from_axis_angle((0.3, 0.5, 1), 0.7),
+                           damping=0.02, stiffening=False, name=name)
+    G = rng.standard_normal((12, body.n_modes, body.n_modes))
+    body.G_inertial, body.stiffening = G + G.transpose(0, 2, 1), True
+    return body
+
+
+def make_flexible(kind):
+    s, a, b = two_bodies()
+    f = s.add(flexible())
+    tip = f.modes.interface("tip").position
+    Pt = f.initial_frame()[0] + f.initial_frame()[1] @ tip      # tip interface, global
+    ax = (0.2, 0.3, 1.0)
+    items = {
+        "flex-body": lambda: [],
+        "flex-revolute-interface": lambda: [fm.Revolute(a, f.interface("tip"), Pt, ax)],
+        "flex-fixed-node": lambda: [fm.Fixed(f.node(2), b, Pt + 0.1)],
+        "flex-angle-driver": lambda: [j := fm.Revolute(s.ground, f.interface("root"), (0.2, -0.1, 0.3), ax),
+                                      fm.Driver(j, angle=lambda t: 0.3 * t * t)],
+        "flex-spring-node": lambda: [fm.SpringDamper(f.node(3), a, Pt, (0.1, 0.2, 0.3), k=50.0, c=3.0),
+                                     fm.Bushing(b, f.interface("tip"), Pt, stiffness=[10, 20, 30, 4, 5, 6],
+                                                damping=[1, 2, 3, .4, .5, .6])],
+        "flex-flex": lambda: [g := s.add(flexible("g", n_modes=2, position=tuple(Pt))),
+                              fm.Spherical(f.interface("tip"), g.interface("root"), Pt),
+                              fm.Distance(f.node(1), g.node(3), Pt - 0.3, g.initial_frame()[0] + 0.5)][1:],
+    }[kind]()
+    for it in items:
+        s.add(it)
+    return s
+
+
 def make(kind):
+    if kind.startswith("flex"):
+        return make_flexible(kind)
     s, a, b = two_bodies()
     P, ax = (0.5, 0.1, 0.3), (0.2, 0.3, 1.0)
     ground = s.ground
@@ -57,7 +104,9 @@ def make(kind):
 
 KINDS = ["fixed", "revolute", "revolute-ground", "spherical", "prismatic", "cylindrical", "universal", "planar",
          "distance", "angle-driver", "displacement-driver", "coordinate-driver", "spring-damper",
-         "rotational-spring", "bushing", "forces", "user-force"]
+         "rotational-spring", "bushing", "forces", "user-force",
+         "flex-body", "flex-revolute-interface", "flex-fixed-node", "flex-angle-driver", "flex-spring-node",
+         "flex-flex"]
 
 
 def fd(f, x, eps=1e-6):

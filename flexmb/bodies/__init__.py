@@ -1,5 +1,6 @@
-"""Bodies: the ground frame, rigid bodies and (later) flexible bodies."""
-from .base import GROUND, Body, Ground
+"""Bodies: the ground frame, rigid bodies and flexible (floating-frame modal) bodies."""
+from .base import GROUND, Body, Ground, Site
+from .flexible import FlexibleBody, InterfaceSite, NodeSite
 from .rigid import RigidBody
 
-__all__ = ["GROUND", "Body", "Ground", "RigidBody"]
+__all__ = ["GROUND", "Body", "Ground", "Site", "RigidBody", "FlexibleBody", "InterfaceSite", "NodeSite"]

@@ -9,9 +9,29 @@ _counter = itertools.count()
 
 
 class Body:
-    """Something that owns a contiguous slice of the system coordinates."""
+    """Something that owns a contiguous slice of the system coordinates.
+
+    A body is also its own attachment site: joints and forces given a body
+    attach to its frame. Flexible bodies hand out further sites (interface
+    points, mesh nodes) whose points move with the deformation.
+    """
 
     ncoord = 0
+    n_modes = 0   # modal coordinates (flexible bodies)
+
+    @property
+    def body(self) -> "Body":
+        """The body a site belongs to (a body is its own site)."""
+        return self
+
+    def point_shape(self, point) -> np.ndarray:
+        """(3, n_modes) change of the body-frame position of a point attached here per
+        unit modal coordinate (zero: attached to the frame)."""
+        return np.zeros((3, self.n_modes))
+
+    def vector_shape(self, vector) -> np.ndarray:
+        """(3, n_modes) change of a body-fixed direction attached here per unit modal coordinate."""
+        return np.zeros((3, self.n_modes))
 
     def __init__(self, name: str | None = None):
         self.name = name if name is not None else f"{type(self).__name__.lower()}{next(_counter)}"
@@ -35,14 +55,35 @@ class Body:
         return A.T @ np.asarray(vector, dtype=float)
 
 
+class Site:
+    """A place on a body that joints and forces attach to (see ``FlexibleBody.interface``)."""
+
+    body: Body
+
+    def to_local_point(self, point) -> np.ndarray:
+        return self.body.to_local_point(point)
+
+    def to_local_vector(self, vector) -> np.ndarray:
+        return self.body.to_local_vector(vector)
+
+    def point_shape(self, point) -> np.ndarray:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def vector_shape(self, vector) -> np.ndarray:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
 def check_body_pair(owner: str, body_a, body_b) -> None:
-    """Refuse a non-body or a connection of a body to itself (ModelError naming ``owner``)."""
+    """Refuse a non-body or a connection of a body to itself (ModelError naming ``owner``).
+
+    Either side may be a body or a :class:`Site` on a body."""
     from ..errors import ModelError
     for role, b in (("first body", body_a), ("second body", body_b)):
-        if not isinstance(b, Body):
-            raise ModelError(f"{owner}: {role} must be a body (or system.ground), got {b!r}")
-    if body_a is body_b:
-        raise ModelError(f"{owner}: connects body {body_a.name!r} to itself")
+        if not isinstance(b, (Body, Site)):
+            raise ModelError(f"{owner}: {role} must be a body, a site on a body (e.g. an interface of a "
+                             f"flexible body) or system.ground, got {b!r}")
+    if body_a.body is body_b.body:
+        raise ModelError(f"{owner}: connects body {body_a.body.name!r} to itself")
 
 
 class Ground(Body):

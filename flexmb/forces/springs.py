@@ -12,7 +12,7 @@ rotation about h for a rotation about h alone).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -20,8 +20,8 @@ from .. import kinematics as kin
 from ..bodies.base import Body, check_body_pair
 from ..errors import ModelError, NonFiniteError
 from ..joints.base import perpendicular_pair, point3, unit
-from ..joints.kernels import pair_columns
-from ..kinematics import NX, PairState
+from ..joints.kernels import modal_counts, pair_columns, stack_shapes
+from ..kinematics import PairState
 from .base import ForceElement
 
 __all__ = ["SpringDamper", "RotationalSpringDamper", "Bushing", "ScalarSpringGroup"]
@@ -47,13 +47,31 @@ class SpringPrimitive:
     c: float
     x0: float
     label: str
+    shapes: dict = field(default_factory=dict)   # name -> (3, m) attachment shapes on flexible bodies
 
 
 class _PairForce(ForceElement):
+    """A force element between two sites (bodies, or interface points/nodes of flexible bodies)."""
+
     def __init__(self, body_a: Body, body_b: Body, name):
         super().__init__(name)
         check_body_pair(self.owner, body_a, body_b)
-        self.body_a, self.body_b = body_a, body_b
+        self.site_a, self.site_b = body_a, body_b
+        self.body_a, self.body_b = body_a.body, body_b.body
+
+    def _attached(self, measure: str, spec: dict, k: float, c: float, x0: float, label: str) -> SpringPrimitive:
+        """A spring primitive from ``name -> ("point" | "vector", global value)`` (``*_i`` on
+        site a, ``*_j`` on site b)."""
+        vectors, shapes = {}, {}
+        for key, (what, value) in spec.items():
+            site = self.site_b if key.endswith("_j") else self.site_a
+            if what == "point":
+                vectors[key], S = site.to_local_point(value), site.point_shape(value)
+            else:
+                vectors[key], S = site.to_local_vector(value), site.vector_shape(value)
+            if S.shape[1]:
+                shapes[key] = S
+        return SpringPrimitive(measure, self.body_a, self.body_b, vectors, k, c, x0, label, shapes)
 
     @property
     def bodies(self):
@@ -82,10 +100,8 @@ class SpringDamper(_PairForce):
         self.free_length = L if free_length is None else _coeff(free_length, "free_length", self.owner)
 
     def primitives(self):
-        a, b = self.body_a, self.body_b
-        return [SpringPrimitive("length", a, b, {"u_i": a.to_local_point(self.point_a),
-                                                 "u_j": b.to_local_point(self.point_b)},
-                                self.k, self.c, self.free_length, self.owner)]
+        return [self._attached("length", {"u_i": ("point", self.point_a), "u_j": ("point", self.point_b)},
+                               self.k, self.c, self.free_length, self.owner)]
 
 
 class RotationalSpringDamper(_PairForce):
@@ -107,10 +123,8 @@ class RotationalSpringDamper(_PairForce):
 
     def primitives(self):
         f, g = perpendicular_pair(self.axis)
-        a, b = self.body_a, self.body_b
-        return [SpringPrimitive("angle", a, b, {"f_i": a.to_local_vector(f), "g_i": a.to_local_vector(g),
-                                                "f_j": b.to_local_vector(f)},
-                                self.k, self.c, self.free_angle, self.owner)]
+        return [self._attached("angle", {"f_i": ("vector", f), "g_i": ("vector", g), "f_j": ("vector", f)},
+                               self.k, self.c, self.free_angle, self.owner)]
 
 
 class Bushing(_PairForce):
@@ -141,18 +155,17 @@ class Bushing(_PairForce):
         self.axes = R
 
     def primitives(self):
-        a, b = self.body_a, self.body_b
         P = self.point
         out = []
         for k in range(3):
-            out.append(SpringPrimitive("axial", a, b, {"a_i": a.to_local_vector(self.axes[k]),
-                                                       "u_i": a.to_local_point(P), "u_j": b.to_local_point(P)},
-                                       self.k[k], self.c[k], 0.0, f"{self.owner} axis {k}"))
+            out.append(self._attached("axial", {"a_i": ("vector", self.axes[k]), "u_i": ("point", P),
+                                                "u_j": ("point", P)},
+                                      self.k[k], self.c[k], 0.0, f"{self.owner} axis {k}"))
         for k in range(3):
             f, g = self.axes[(k + 1) % 3], self.axes[(k + 2) % 3]
-            out.append(SpringPrimitive("twist", a, b, {"f_i": a.to_local_vector(f), "g_i": a.to_local_vector(g),
-                                                       "f_j": b.to_local_vector(f), "g_j": b.to_local_vector(g)},
-                                       self.k[3 + k], self.c[3 + k], 0.0, f"{self.owner} rotation {k}"))
+            out.append(self._attached("twist", {"f_i": ("vector", f), "g_i": ("vector", g), "f_j": ("vector", f),
+                                                "g_j": ("vector", g)},
+                                      self.k[3 + k], self.c[3 + k], 0.0, f"{self.owner} rotation {k}"))
         return out
 
 
@@ -167,19 +180,21 @@ class ScalarSpringGroup:
         self.measure = measure
         self.prims = prims
         self.n = len(prims)
+        self.n_modes = modal_counts(prims[0])
         self.gather, self.scatter = pair_columns([p.body_i for p in prims], [p.body_j for p in prims], nq)
         self.vec = {k: np.array([p.vectors[k] for p in prims], dtype=float).reshape(self.n, 3)
                     for k in _VECTORS[measure]}
+        self.shape = stack_shapes(prims, _VECTORS[measure], self.n_modes)
         self.k = np.array([p.k for p in prims])
         self.c = np.array([p.c for p in prims])
         self.x0 = np.array([p.x0 for p in prims])
         self.angle_ref = np.zeros(self.n)   # last accepted angle, for unwrapping
 
     def measure_expr(self, qe, ve) -> kin.Scalar:
-        s = PairState(qe[self.gather], ve[self.gather])
-        v = self.vec
+        s = PairState(qe[self.gather], ve[self.gather], *self.n_modes)
+        v, S = self.vec, self.shape
         if self.measure == "length":
-            d = kin.separation(s, v["u_i"], v["u_j"])
+            d = kin.separation(s, v["u_i"], v["u_j"], S["u_i"], S["u_j"])
             l = np.linalg.norm(d.val, axis=1)
             if np.any(l < 1e-12):
                 k = int(np.argmin(l))
@@ -187,11 +202,13 @@ class ScalarSpringGroup:
                                      "the force direction is undefined")
             return kin.norm(d, s.xd)
         if self.measure == "axial":
-            return kin.dot(kin.body_vector(s, 0, v["a_i"]), kin.separation(s, v["u_i"], v["u_j"]), s.xd)
-        fi, gi, fj = kin.body_vector(s, 0, v["f_i"]), kin.body_vector(s, 0, v["g_i"]), kin.body_vector(s, 1, v["f_j"])
+            return kin.dot(kin.body_vector(s, 0, v["a_i"], S["a_i"]),
+                           kin.separation(s, v["u_i"], v["u_j"], S["u_i"], S["u_j"]), s.xd)
+        fi, gi, fj = (kin.body_vector(s, 0, v["f_i"], S["f_i"]), kin.body_vector(s, 0, v["g_i"], S["g_i"]),
+                      kin.body_vector(s, 1, v["f_j"], S["f_j"]))
         if self.measure == "angle":
             return kin.angle(kin.dot(gi, fj, s.xd), kin.dot(fi, fj, s.xd), self.angle_ref, s.xd)
-        gj = kin.body_vector(s, 1, v["g_j"])
+        gj = kin.body_vector(s, 1, v["g_j"], S["g_j"])
         return kin.linear_combination([(0.5, kin.dot(gi, fj, s.xd)), (-0.5, kin.dot(fi, gj, s.xd))])
 
     def residual(self, qe, ve, t, coef=None):
@@ -202,7 +219,8 @@ class ScalarSpringGroup:
         if coef is None:
             return self.scatter, r, None
         cM, cC, cK = coef
-        blocks = np.zeros((self.n, NX, NX))
+        nx = self.gather.shape[1]
+        blocks = np.zeros((self.n, nx, nx))
         if cK:
             h1 = x.hess(np.ones(self.n))
             dxd_dq = np.einsum("nxy,ny->nx", h1, ve[self.gather])

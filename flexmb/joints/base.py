@@ -37,6 +37,7 @@ class Primitive:
     label: str = ""
     driver: TimeFunction | None = None
     scalar: float = 0.0   # distance L, or coordinate index
+    shapes: dict = field(default_factory=dict)    # name -> (3, m) attachment shapes on flexible bodies
 
 
 def unit(vector, what: str, owner: str) -> np.ndarray:
@@ -70,6 +71,9 @@ class Joint:
     """Base class: a constraint between body ``a`` (i) and body ``b`` (j).
 
     Points and axes are given in global coordinates at the initial configuration.
+    Either side may be a body (the joint attaches to its frame) or a site on a
+    flexible body (``beam.interface("root")``, ``beam.node(12)``): the joint's
+    points and axes then move and turn with the deformation there.
     """
 
     kind = "joint"
@@ -77,7 +81,8 @@ class Joint:
     def __init__(self, body_a: Body, body_b: Body, name: str | None = None):
         self.name = name if name is not None else f"{self.kind}{next(_counter)}"
         check_body_pair(f"{self.kind} joint {self.name!r}", body_a, body_b)
-        self.body_a, self.body_b = body_a, body_b
+        self.site_a, self.site_b = body_a, body_b
+        self.body_a, self.body_b = body_a.body, body_b.body
         self.point = np.zeros(3)
 
     @property
@@ -95,20 +100,26 @@ class Joint:
         return f"<{type(self).__name__} {self.name!r}: {self.body_a.name} -> {self.body_b.name}>"
 
     # -- helpers for subclasses --------------------------------------
-    def _local(self, body: Body, point=None, vector=None):
-        return body.to_local_point(point) if point is not None else body.to_local_vector(vector)
+    def _attached(self, kind: str, spec: dict, label: str, driver=None, scalar: float = 0.0) -> Primitive:
+        """A primitive from ``name -> ("point" | "vector", global value)``; names ending
+        in ``_i`` attach to site a, ``_j`` to site b (with their deformation shapes)."""
+        vectors, shapes = {}, {}
+        for key, (what, value) in spec.items():
+            site = self.site_b if key.endswith("_j") else self.site_a
+            if what == "point":
+                vectors[key], S = site.to_local_point(value), site.point_shape(value)
+            else:
+                vectors[key], S = site.to_local_vector(value), site.vector_shape(value)
+            if S.shape[1]:
+                shapes[key] = S
+        return Primitive(kind, self.body_a, self.body_b, vectors, f"{self.owner} {label}", driver, scalar, shapes)
 
     def _point_rows(self, P, label="point") -> Primitive:
-        a, b = self.body_a, self.body_b
-        return Primitive("point", a, b, {"u_i": a.to_local_point(P), "u_j": b.to_local_point(P)},
-                         f"{self.owner} {label}")
+        return self._attached("point", {"u_i": ("point", P), "u_j": ("point", P)}, label)
 
     def _dot1(self, vi, vj, label) -> Primitive:
-        a, b = self.body_a, self.body_b
-        return Primitive("dot1", a, b, {"a_i": a.to_local_vector(vi), "a_j": b.to_local_vector(vj)},
-                         f"{self.owner} {label}")
+        return self._attached("dot1", {"a_i": ("vector", vi), "a_j": ("vector", vj)}, label)
 
     def _dot2(self, vi, P, label, driver=None) -> Primitive:
-        a, b = self.body_a, self.body_b
-        return Primitive("dot2", a, b, {"a_i": a.to_local_vector(vi), "u_i": a.to_local_point(P),
-                                        "u_j": b.to_local_point(P)}, f"{self.owner} {label}", driver)
+        return self._attached("dot2", {"a_i": ("vector", vi), "u_i": ("point", P), "u_j": ("point", P)},
+                              label, driver)

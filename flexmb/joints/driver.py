@@ -58,7 +58,7 @@ class Driver(Joint):
         if self.mode == "displacement" and not isinstance(target, (Prismatic, Cylindrical)):
             raise ModelError(f"driver {label!r}: a displacement driver needs a prismatic or cylindrical joint, "
                              f"got {target.kind} joint {target.name!r}")
-        super().__init__(target.body_a, target.body_b, name)
+        super().__init__(target.site_a, target.site_b, name)
         self.joint = target
         self.point = target.point
         self.function = as_time_function(angle if self.mode == "angle" else displacement, f"driver {self.name!r}")
@@ -69,6 +69,5 @@ class Driver(Joint):
             return [Primitive("coordinate", a, b, {}, f"{self.owner} coordinate", self.function,
                               scalar=float(self.coordinate))]
         if self.mode == "angle":
-            return [Primitive("angle", a, b, self.joint.angle_primitive_vectors(),
-                              f"{self.owner} angle", self.function)]
+            return [self.joint.angle_primitive("angle", self.function)]
         return [self._dot2(self.joint.axis, self.point, "displacement", self.function)]

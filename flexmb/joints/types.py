@@ -22,11 +22,10 @@ class _AxisJoint(Joint):
         self.axis = unit(axis, "axis", self.owner)
         self.f, self.g = perpendicular_pair(self.axis)
 
-    def angle_primitive_vectors(self) -> dict:
-        """Body-fixed f_i, g_i, f_j measuring rotation about the axis (for drivers and springs)."""
-        a, b = self.body_a, self.body_b
-        return {"f_i": a.to_local_vector(self.f), "g_i": a.to_local_vector(self.g),
-                "f_j": b.to_local_vector(self.f)}
+    def angle_primitive(self, label: str, driver=None) -> Primitive:
+        """Angle primitive about the axis: body-fixed f_i, g_i, f_j (for drivers)."""
+        return self._attached("angle", {"f_i": ("vector", self.f), "g_i": ("vector", self.g),
+                                        "f_j": ("vector", self.f)}, label, driver)
 
 
 class Revolute(_AxisJoint):
@@ -83,7 +82,7 @@ class Fixed(Joint):
     def __init__(self, body_a: Body, body_b: Body, point=None, name=None):
         super().__init__(body_a, body_b, name)
         if point is None:
-            point = body_b.initial_frame()[0]
+            point = self.body_b.initial_frame()[0]
         self.point = point3(point, "point", self.owner)
 
     def primitives(self):
@@ -144,7 +143,5 @@ class Distance(Joint):
         self.point = self.point_b
 
     def primitives(self):
-        a, b = self.body_a, self.body_b
-        return [Primitive("distance", a, b, {"u_i": a.to_local_point(self.point_a),
-                                             "u_j": b.to_local_point(self.point_b)},
-                          f"{self.owner} distance", scalar=self.length)]
+        return [self._attached("distance", {"u_i": ("point", self.point_a), "u_j": ("point", self.point_b)},
+                               "distance", scalar=self.length)]
