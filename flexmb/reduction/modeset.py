@@ -4,7 +4,8 @@ A mode set describes the displacement field of a body as ``u = phi eta`` with ``
 coordinates ``eta``. It keeps the shapes at every node (all dofs of the FE model), the
 reduced mass and stiffness ``M = phi^T M_FE phi``, ``K = phi^T K_FE phi``, the interface points
 (their six dofs as linear functions ``psi`` of ``eta``), nodal stress per unit modal
-coordinate and the inertia invariants. It saves to and loads from one ``.npz`` file.
+coordinate, the inertia invariants and the geometric-stiffness matrices of the stiffening load
+cases (docs/theory-stiffening.md). It saves to and loads from one ``.npz`` file.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from flexmb.errors import ModelError
 from flexmb.reduction.eigen import check_no_zero_modes
 from flexmb.reduction.interfaces import Condensation, Interface
 from flexmb.reduction.invariants import Invariants, inertia_invariants
+from flexmb.reduction.stiffening import StiffeningMatrices, stiffening_matrices
 
 FORMAT = "flexmb.ModeSet/1"
 """Format tag written into every saved mode set."""
@@ -79,7 +81,19 @@ def modeset_from_basis(model: Any, cond: Condensation, W: np.ndarray, *, scale: 
     if stress:
         stress_modes = np.stack([model.nodal_stress(phi[:, k]) for k in range(phi.shape[1])], axis=2)
     return ModeSet(phi, model.points, model.dofs_per_node, np.eye(lam.size), np.diag(lam), interfaces,
-                   stress_modes, kind=kind, reference=reference, info=info, model=model)
+                   stress_modes, kind=kind, reference=reference, info=info, model=model,
+                   fixed_dofs=_held_dofs(model, cond))
+
+
+def _held_dofs(model: Any, cond: Condensation) -> np.ndarray:
+    """Active dofs that ``cond`` holds (the ``fixed`` supports): neither interior, nor nodes of a
+    rigid interface, nor inactive; sorted."""
+    moving = np.zeros(model.ndof, dtype=bool)
+    moving[cond.interior] = True
+    for p in cond.rigid:
+        moving[p.dofs] = True
+    moving[model.inactive_dofs] = True
+    return np.flatnonzero(~moving)
 
 
 class ModeSet:
@@ -98,12 +112,18 @@ class ModeSet:
         info: JSON-serializable notes (counts, shift, connection, ...).
         invariants: precomputed :class:`Invariants`, or None (computed from ``model`` on demand).
         model: the FEModel the modes come from (not saved).
+        stiffening: precomputed :class:`StiffeningMatrices`, or None (computed from ``model`` on
+            demand).
+        fixed_dofs: dofs of the FE model held while the modes were computed (sorted ids), or None
+            when unknown (sets not made by this package: then taken as none unless ``info``
+            counts some, docs/theory-stiffening.md §2.3).
     """
 
     def __init__(self, phi: np.ndarray, nodes: np.ndarray, dofs_per_node: int, M: np.ndarray, K: np.ndarray,
                  interfaces: dict[str, Interface] | None = None, stress_modes: np.ndarray | None = None, *,
                  kind: str = "modes", reference: str | None = None, info: dict | None = None,
-                 invariants: Invariants | None = None, model: Any = None) -> None:
+                 invariants: Invariants | None = None, model: Any = None,
+                 stiffening: StiffeningMatrices | None = None, fixed_dofs: np.ndarray | None = None) -> None:
         self.phi = np.asarray(phi, dtype=float)
         self.nodes = np.asarray(nodes, dtype=float)
         self.dofs_per_node = int(dofs_per_node)
@@ -114,7 +134,11 @@ class ModeSet:
         self.kind, self.reference, self.info = kind, reference, dict(info or {})
         self.model = model
         self._invariants = invariants
+        self.fixed_dofs = None if fixed_dofs is None else np.asarray(fixed_dofs, dtype=np.int64).ravel()
+        self._stiffening: StiffeningMatrices | None = None
         self._check()
+        if stiffening is not None:
+            self.stiffening = stiffening
 
     def _check(self) -> None:
         n, m = self.phi.shape[0], self.n_modes
@@ -170,12 +194,38 @@ class ModeSet:
             self._invariants = inertia_invariants(self)
         return self._invariants
 
+    @property
+    def stiffening(self) -> StiffeningMatrices:
+        """Geometric-stiffness matrices of the unit load cases (computed from the attached model on
+        first use; docs/theory-stiffening.md)."""
+        if self._stiffening is None:
+            if self.model is None:
+                raise ModelError("this mode set has no FE model attached and holds no stiffening matrices; "
+                                 "compute them with flexmb.reduction.stiffening_matrices(modes, model) and assign "
+                                 "them to modes.stiffening")
+            self._stiffening = stiffening_matrices(self)
+        return self._stiffening
+
+    @stiffening.setter
+    def stiffening(self, value: StiffeningMatrices) -> None:
+        if not isinstance(value, StiffeningMatrices):
+            raise ModelError(f"stiffening must be a StiffeningMatrices, got {type(value).__name__}")
+        if value.n_modes != self.n_modes:
+            raise ModelError(f"stiffening matrices for {value.n_modes} modes given to a set of {self.n_modes}")
+        expected = sorted(k for k in self.interfaces if k != self.reference)
+        if sorted(value.interfaces) != expected:
+            raise ModelError(f"stiffening matrices for interfaces {sorted(value.interfaces)}, but this set's loaded "
+                             f"interfaces are {expected}")
+        self._stiffening = value
+
     # -- new mode sets ----------------------------------------------------------------------------
     def transformed(self, V: np.ndarray, **changes: Any) -> "ModeSet":
         """The mode set in new coordinates ``eta = V eta'`` (V (m, r))."""
         V = np.asarray(V, dtype=float)
         inv = self._invariants.transformed(V) if self._invariants is not None else None
-        args = dict(kind=self.kind, reference=self.reference, info=self.info, invariants=inv, model=self.model)
+        stiff = self._stiffening.transformed(V) if self._stiffening is not None else None
+        args = dict(kind=self.kind, reference=self.reference, info=self.info, invariants=inv, model=self.model,
+                    stiffening=stiff, fixed_dofs=self.fixed_dofs)
         args.update(changes)
         return ModeSet(self.phi @ V, self.nodes, self.dofs_per_node, V.T @ self.M @ V, V.T @ self.K @ V,
                        {k: i.transformed(V) for k, i in self.interfaces.items()},
@@ -214,8 +264,9 @@ class ModeSet:
         return ms.transformed(np.eye(ms.n_modes)[:, order[:keep]])
 
     # -- files ------------------------------------------------------------------------------------
-    def save(self, path: str | Path) -> None:
-        """Write the set (with its invariants, when they can be computed) to one ``.npz`` file."""
+    def save(self, path: str | Path, stiffening: bool = True) -> None:
+        """Write the set to one ``.npz`` file, with its invariants and (unless ``stiffening`` is
+        False) its stiffening matrices, when they are known or can be computed from the model."""
         arrays: dict[str, Any] = {"phi": self.phi, "nodes": self.nodes, "M": self.M, "K": self.K}
         header = {"format": FORMAT, "dofs_per_node": self.dofs_per_node, "kind": self.kind,
                   "reference": self.reference, "info": self.info,
@@ -227,6 +278,12 @@ class ModeSet:
             arrays["stress_modes"] = self.stress_modes
         if self._invariants is not None or self.model is not None:
             arrays.update({f"invariants_{k}": v for k, v in self.invariants.arrays().items()})
+        if self.fixed_dofs is not None:
+            arrays["fixed_dofs"] = self.fixed_dofs
+        if stiffening and (self._stiffening is not None or self.model is not None):
+            header["stiffening"] = list(self.stiffening.interfaces)
+            arrays["stiffening_inertial"] = self.stiffening.inertial
+            arrays.update({f"stiffening_interface{k}": v for k, v in enumerate(self.stiffening.interfaces.values())})
         arrays["header"] = np.array(json.dumps(header))
         with open(path, "wb") as fh:
             np.savez(fh, **arrays)
@@ -249,7 +306,13 @@ class ModeSet:
                                                      data[f"interface{k}_nodes"], data[f"interface{k}_psi"],
                                                      spec["connection"], data[f"interface{k}_weights"])
             inv = {f[len("invariants_"):]: data[f] for f in files if f.startswith("invariants_")}
+            stiff = None
+            if "stiffening" in header:
+                stiff = StiffeningMatrices(data["stiffening_inertial"],
+                                           {name: data[f"stiffening_interface{k}"]
+                                            for k, name in enumerate(header["stiffening"])})
             return cls(data["phi"], data["nodes"], header["dofs_per_node"], data["M"], data["K"], interfaces,
                        data["stress_modes"] if "stress_modes" in files else None, kind=header["kind"],
                        reference=header["reference"], info=header["info"],
-                       invariants=Invariants.from_arrays(inv) if inv else None)
+                       invariants=Invariants.from_arrays(inv) if inv else None, stiffening=stiff,
+                       fixed_dofs=data["fixed_dofs"] if "fixed_dofs" in files else None)
