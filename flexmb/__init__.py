@@ -6,7 +6,7 @@ force elements, and implicit generalized-alpha integration. See docs/guide.md.
 __version__ = "0.1.0"
 
 from . import errors
-from .bodies import Body, FlexibleBody, Ground, RigidBody
+from .bodies import Body, FlexibleBody, Ground, NonlinearBeam, RigidBody
 from .forces import Bushing, Force, RotationalSpringDamper, SpringDamper, Torque, UserForce, wrench_to_generalized
 from .joints import Cylindrical, Distance, Driver, Fixed, Joint, Planar, Prismatic, Revolute, Spherical, Universal
 from .results import Result
@@ -17,7 +17,7 @@ from .timefunctions import TimeFunction
 load_result = Result.load
 
 __all__ = [
-    "__version__", "errors", "System", "Body", "Ground", "RigidBody", "FlexibleBody",
+    "__version__", "errors", "System", "Body", "Ground", "RigidBody", "FlexibleBody", "NonlinearBeam",
     "Joint", "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar", "Distance",
     "Driver", "Force", "Torque", "SpringDamper", "RotationalSpringDamper", "Bushing", "UserForce",
     "wrench_to_generalized", "TimeFunction", "simulate", "Result", "load_result",

@@ -54,8 +54,9 @@ class Assembly:
         self.nq = sum(b.ncoord for b in bodies)
         self.rigid = RigidBodyGroup([b for b in bodies if isinstance(b, RigidBody)], system.gravity)
         flexible = [b for b in bodies if isinstance(b, FlexibleBody)]
-        self.flexible = [FlexibleBodyGroup([b for b in flexible if b.n_modes == m], system.gravity)
-                         for m in sorted({b.n_modes for b in flexible})]
+        kinds = sorted({(b.n_modes, type(b).__name__) for b in flexible})
+        self.flexible = [FlexibleBodyGroup([b for b in flexible if (b.n_modes, type(b).__name__) == k], system.gravity)
+                         for k in kinds]
         # constraints: joint primitives first, then one normalization row per body
         prims, owner = [], []
         for k, j in enumerate(system.joints):

@@ -71,6 +71,76 @@ class Result:
         w = self.angular_velocity(body)
         return self.v[:, o:o + 3] + np.cross(w, self.orientation(body) @ s)
 
+    # -- flexible bodies ---------------------------------------------------
+    def _flexible(self, body):
+        o = self._slice(body)
+        if not getattr(body, "n_modes", 0):
+            raise ModelError(f"body {body.name!r} is not a flexible body")
+        return o
+
+    def modal_coordinates(self, body) -> np.ndarray:
+        """Modal amplitudes eta (n, m) of a flexible body (units of its mode set)."""
+        o = self._flexible(body)
+        return self.q[:, o + 7:o + 7 + body.n_modes]
+
+    def deflection(self, body, node: int, frame: str = "body") -> np.ndarray:
+        """Elastic displacement (n, 3) of mesh ``node`` relative to the body frame (m):
+        body-frame components (``frame="body"``) or global ones (``"global"``)."""
+        site = body.node(node)
+        t, _ = body.node_shapes(site.node)
+        u = self.modal_coordinates(body) @ t[0].T
+        if frame == "body":
+            return u
+        if frame == "global":
+            return np.einsum("nij,nj->ni", self.orientation(body), u)
+        raise ModelError(f"frame must be 'body' or 'global', got {frame!r}")
+
+    def node_position(self, body, nodes=None) -> np.ndarray:
+        """Global positions of mesh nodes, (n_times, 3) for one node or (n_times, k, 3) (m);
+        all nodes when ``nodes`` is None."""
+        self._flexible(body)
+        ids = np.arange(body.modes.nodes.shape[0]) if nodes is None else np.atleast_1d(nodes)
+        for k in ids:
+            body.node(int(k))   # range check with a clear error
+        t, _ = body.node_shapes(ids)
+        local = body.modes.nodes[ids][None] + np.einsum("kim,nm->nki", t, self.modal_coordinates(body))
+        o = body.offset
+        x = self.q[:, None, o:o + 3] + np.einsum("nij,nkj->nki", self.orientation(body), local)
+        return x[:, 0] if np.ndim(nodes) == 0 and nodes is not None else x
+
+    def strain_energy(self, body) -> np.ndarray:
+        """Strain energy of a flexible body (n,), J."""
+        return np.array([body.strain_energy(e) for e in self.modal_coordinates(body)])
+
+    def nodal_stress(self, body) -> np.ndarray:
+        """Nodal stress (n_times, N, 6) from the mode set's stress modes (Pa, Voigt, body axes;
+        beams: section forces N, N m) -- linear post-processing of the modal amplitudes."""
+        self._flexible(body)
+        sm = body.modes.stress_modes
+        if sm is None:
+            raise ModelError(f"the mode set of {body.name!r} has no stress modes (reduce with stress=True)")
+        return np.einsum("pcm,nm->npc", sm, self.modal_coordinates(body))
+
+    def export_paraview(self, path, body, every: int = 1, fmt=("vtu", "xdmf")) -> dict:
+        """Write the deformed mesh of a flexible body over time for ParaView (VTU series with a
+        PVD index and an XDMF file; docs/guide-output.md), with displacement and, when the mode
+        set has stress modes, the nodal stress. Needs the FE mesh (``modes.model``)."""
+        from .io.paraview import write_time_series
+        self._flexible(body)
+        model = body.modes.model
+        if model is None:
+            raise ModelError(f"the mode set of {body.name!r} has no FE model attached; its mesh cells are unknown")
+        sel = slice(None, None, max(1, int(every)))
+        pos = self.node_position(body)[sel]
+        t, _ = body.node_shapes(np.arange(body.modes.nodes.shape[0]))
+        elastic = np.einsum("kim,nm->nki", t, self.modal_coordinates(body))[sel]
+        data = {"elastic_deflection": np.einsum("nij,nkj->nki", self.orientation(body)[sel], elastic)}
+        voigt = ()
+        if body.modes.stress_modes is not None and model.dofs_per_node == 3:
+            data["stress"] = self.nodal_stress(body)[sel]
+            voigt = ("stress",)
+        return write_time_series(path, pos[0], model.mesh, self.t[sel], pos, point_data=data, fmt=fmt, voigt=voigt)
+
     # -- constraints and energy ------------------------------------------
     def constraint_violation(self) -> np.ndarray:
         """max |Phi| at each saved time."""

@@ -50,12 +50,15 @@ class FlexibleBody(Body):
                  rayleigh: tuple[float, float] | None = None, stiffening: bool = True,
                  modal_coordinates=None, modal_velocities=None, name: str | None = None):
         super().__init__(name)
-        owner = f"flexible body {self.name!r}"
-        self.modes = _check_modes(modes, owner)
+        owner = f"{self.kind} {self.name!r}"
+        self.modes = self._check_modes(modes, owner)
         m = self.modes.n_modes
         self.n_modes = m
         self.ncoord = 7 + m
-        inv = self.modes.invariants
+        try:
+            inv = self.modes.invariants
+        except ModelError as exc:
+            raise ModelError(f"{owner}: {exc}") from None
         if not inv.mass > 0.0:
             raise ModelError(f"{owner}: the mesh has no mass (total {inv.mass} kg)")
         self.invariants = inv
@@ -66,10 +69,24 @@ class FlexibleBody(Body):
         self.eta0 = _modal_vector(modal_coordinates, m, "modal_coordinates", owner)
         self.etad0 = _modal_vector(modal_velocities, m, "modal_velocities", owner)
         self.K = np.asarray(self.modes.K, dtype=float)
-        self.D = _damping_matrix(self.modes, damping, rayleigh, owner)
+        self.D = self._damping_matrix(damping, rayleigh, owner)
         self.stiffening = bool(stiffening)
         self.G_inertial = _stiffening(self.modes, owner) if self.stiffening else None
         self._check_reference(owner)
+
+    kind = "flexible body"
+    structure = None
+    """Nonlinear elastic structure (NonlinearBeam); None: linear modal stiffness ``K eta``."""
+
+    def _check_modes(self, modes: Any, owner: str) -> Any:
+        return _check_modes(modes, owner)
+
+    def _damping_matrix(self, damping, rayleigh, owner: str) -> np.ndarray:
+        return _damping_matrix(self.modes, damping, rayleigh, owner)
+
+    def strain_energy(self, eta: np.ndarray) -> float:
+        """Strain energy at modal coordinates ``eta`` (J)."""
+        return 0.5 * float(eta @ self.K @ eta)
 
     # -- frame and sites ---------------------------------------------------------------------
     def initial_frame(self):

@@ -66,7 +66,8 @@ class FlexibleBodyGroup:
         Jkl = np.array([i.J_kl for i in inv]).reshape(n, m, m, 3, 3)
         self.Jkl_sym = Jkl + Jkl.transpose(0, 2, 1, 3, 4)
         self.Jkl = Jkl
-        self.K = np.array([b.K for b in bodies]).reshape(n, m, m)
+        self.structures = [b.structure for b in bodies] if bodies[0].structure is not None else None
+        self.K = np.array([b.K if b.structure is None else np.zeros((m, m)) for b in bodies]).reshape(n, m, m)
         self.D = np.array([b.D for b in bodies]).reshape(n, m, m)
         self.stiffened = np.array([b.stiffening for b in bodies])
         self.G = np.array([b.G_inertial if b.stiffening else np.zeros((12, m, m)) for b in bodies]).reshape(n, 12, m, m)
@@ -119,6 +120,13 @@ class FlexibleBodyGroup:
                     + 2.0 * np.einsum("nim,ni->nm", Sw, om) + np.einsum("nkl,nl->nk", self.Mee, etadd)
                     + np.einsum("nkl,nl->nk", self.K, eta) + np.einsum("nkl,nl->nk", self.D, etad)
                     + np.einsum("nc,nck->nk", coef, Geta))
+        tangents = None
+        if self.structures is not None:       # nonlinear elastic forces (NonlinearBeam)
+            tangents = []
+            for i, st in enumerate(self.structures):
+                f, Kt = st.internal_force(eta[i])
+                F[i, 6:] += f
+                tangents.append(Kt)
         state = dict(A=A, Gp=Gp, w_acc=w_acc, p=p, pd=pd, pdd=pdd)
         if not jacobian:
             return F, None, state
@@ -161,6 +169,9 @@ class FlexibleBodyGroup:
                            + self.K + np.einsum("nc,nckl->nkl", coef, self.G))
         P["etad"][:, 6:] = 2.0 * np.einsum("ni,nlik->nkl", om, self.Skl) + self.D
         P["etadd"][:, 6:] = self.Mee
+        if tangents is not None:
+            for i, Kt in enumerate(tangents):
+                P["eta"][i, 6:] += Kt.toarray()
         return F, P, state
 
     # -- residual and Newton block -----------------------------------------------------------------
@@ -220,12 +231,12 @@ class FlexibleBodyGroup:
         r, p, eta = self._split(q)
         S = self.s0 + np.einsum("nim,nm->ni", self.St, eta)
         com = self.mass[:, None] * r + np.einsum("nij,nj->ni", rot.A(p), S)
-        return float(0.5 * np.einsum("nk,nkl,nl->", eta, self.K, eta) - np.sum(com @ self.gravity))
+        return float(self.strain_energy(q).sum() - np.sum(com @ self.gravity))
 
     def strain_energy(self, q) -> np.ndarray:
         """Strain energy of each body (n,), J."""
         _, _, eta = self._split(q)
-        return 0.5 * np.einsum("nk,nkl,nl->n", eta, self.K, eta)
+        return np.array([b.strain_energy(e) for b, e in zip(self.bodies, eta)])
 
     def damping_power(self, v) -> float:
         """Power of the modal damping forces (W, <= 0)."""
