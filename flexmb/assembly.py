@@ -26,6 +26,7 @@ from .bodies.flexible_kernel import FlexibleBodyGroup
 from .bodies.rigid import NormalizationGroup, RigidBody, RigidBodyGroup
 from .errors import ModelError
 from .forces.applied import AppliedLoadGroup, Force, Torque
+from .forces.nodal import NodalForce, NodalForceGroup
 from .forces.springs import ScalarSpringGroup
 from .forces.user import UserForce, UserForceGroup
 from .joints.driver import Driver
@@ -86,6 +87,8 @@ class Assembly:
             of_kind = [p for p in springs if p.measure == kind]
             for counts in sorted({modal_counts(p) for p in of_kind}):
                 self.springs.append(ScalarSpringGroup(kind, [p for p in of_kind if modal_counts(p) == counts], self.nq))
+        nodal = [f for f in system.forces if isinstance(f, NodalForce)]
+        self.nodal = [NodalForceGroup([f for f in nodal if f.body.n_modes == m]) for m in sorted({f.body.n_modes for f in nodal})]
         users = [f for f in system.forces if isinstance(f, UserForce)]
         self.users = UserForceGroup(users) if users else None
         self._build_patterns()
@@ -131,6 +134,7 @@ class Assembly:
         if self.loads is not None:
             h["loads"] = add(self.loads.idx, self.loads.idx)
         h["springs"] = [add(g.scatter, g.scatter) for g in self.springs]
+        h["nodal"] = [add(g.idx, g.idx) for g in self.nodal]
         h["users"] = [add(idx[None, :], idx[None, :]) for idx in (self.users.idx if self.users else [])]
         h["hess"] = [add(g.scatter, g.scatter) for g in self.groups]
         h["norm_hess"] = add(self.norm.cols, self.norm.cols)
@@ -203,6 +207,10 @@ class Assembly:
             idx, rl, blk = self.loads.residual(q, v, t, kcoef)
             np.add.at(r, idx, rl)
             blocks[self._h["loads"]] = blk
+        for g, h in zip(self.nodal, self._h["nodal"]):
+            idx, rn, blk = g.residual(q, v, t, kcoef)
+            np.add.at(r, idx, rn)
+            blocks[h] = blk
         for g, h in zip(self.springs, self._h["springs"]):
             idx, rs, blk = g.residual(qe, ve, t, kcoef)
             _scatter_add(r, idx, rs)
@@ -278,7 +286,8 @@ class Assembly:
     def nonconservative_power(self, q, v, t) -> float:
         """Power of applied loads, dampers (also modal damping) and user forces (W)."""
         qe, ve = extend(q, v)
-        P = sum(g.power(qe, ve) for g in self.springs) + sum(g.damping_power(v) for g in self.flexible)
+        P = (sum(g.power(qe, ve) for g in self.springs) + sum(g.damping_power(v) for g in self.flexible)
+             + sum(g.power(q, v, t) for g in self.nodal))
         if self.loads is not None:
             P += self.loads.power(q, v, t)
         if self.users is not None:
@@ -306,9 +315,9 @@ class Assembly:
         P = 0.0
         for g in self.springs:
             P += g.accept(qe, ve)
-        P += sum(g.damping_power(v) for g in self.flexible)
         if not energy:
             return 0.0, 0.0
+        P += sum(g.damping_power(v) for g in self.flexible) + sum(g.power(q, v, t) for g in self.nodal)
         if self.loads is not None:
             P += self.loads.power(q, v, t)
         if self.users is not None:

@@ -60,6 +60,8 @@ def make_flexible(kind):
         "flex-spring-node": lambda: [fm.SpringDamper(f.node(3), a, Pt, (0.1, 0.2, 0.3), k=50.0, c=3.0),
                                      fm.Bushing(b, f.interface("tip"), Pt, stiffness=[10, 20, 30, 4, 5, 6],
                                                 damping=[1, 2, 3, .4, .5, .6])],
+        "flex-nodal-force": lambda: [fm.NodalForce(f, [2, 4], (1.0, -2.0, 3.0)),
+                                     fm.NodalForce(f, "tip", lambda t: (t, 1.0, -1.0), body_fixed=True)],
         "flex-flex": lambda: [g := s.add(flexible("g", n_modes=2, position=tuple(Pt))),
                               fm.Spherical(f.interface("tip"), g.interface("root"), Pt),
                               fm.Distance(f.node(1), g.node(3), Pt - 0.3, g.initial_frame()[0] + 0.5)][1:],
@@ -106,7 +108,7 @@ KINDS = ["fixed", "revolute", "revolute-ground", "spherical", "prismatic", "cyli
          "distance", "angle-driver", "displacement-driver", "coordinate-driver", "spring-damper",
          "rotational-spring", "bushing", "forces", "user-force",
          "flex-body", "flex-revolute-interface", "flex-fixed-node", "flex-angle-driver", "flex-spring-node",
-         "flex-flex"]
+         "flex-nodal-force", "flex-flex"]
 
 
 def fd(f, x, eps=1e-6):

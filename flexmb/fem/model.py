@@ -102,6 +102,7 @@ class FEModel:
         self._element_data: dict[str, np.ndarray] = {}
         self._matrices: dict[str, sp.csr_matrix] = {}
         self._static_cache: tuple[bytes, Any] | None = None
+        self._component_cache: dict[str, Any] = {}
 
     # -- construction ---------------------------------------------------------------------------
     def _element_types(self) -> list[str]:
@@ -246,6 +247,7 @@ class FEModel:
             block[3:, 3:] = _point_matrix(inertia, "point inertia", "kg m^2")
         self._point_masses.append((self._single_node(node), block))
         self._matrices.pop("M", None)
+        self._component_cache.clear()
 
     def add_spring(self, node: int, k_translational: float | Sequence | np.ndarray,
                    k_rotational: float | Sequence | np.ndarray | None = None) -> None:
@@ -383,6 +385,48 @@ class FEModel:
             np.add.at(total, nodes, values.reshape(-1, 6))
             np.add.at(count, nodes, 1.0)
         return total / np.maximum(count, 1.0)[:, None]
+
+    def translational_mass(self) -> list[list[sp.csr_matrix]]:
+        """``P[i][j] = int rho N_i^T N_j dV`` (ndof, ndof) for global components i, j of the
+        translational displacement field (kg; docs/theory-reduction.md §5).
+
+        Exact for beams (from their shape functions) and for solids (one scalar field per
+        component: ``P_ij = M_s (x) e_i e_j^T``); shells use the same node-pair scalar masses
+        ``tr(M_ab^tt)/3`` as solids, an approximation. Point masses add to ``P_ii``.
+        """
+        if "P" not in self._component_cache:
+            dpn = self.dofs_per_node
+            blocks = [self._component_blocks(c) for c in self.chunks]
+            out: list[list[sp.csr_matrix]] = [[None] * 3 for _ in range(3)]   # type: ignore[list-item]
+            for i in range(3):
+                for j in range(3):
+                    data = self.assembler.zeros()
+                    for k, b in enumerate(blocks):
+                        self.assembler.add(data, k, np.ascontiguousarray(b[:, i, j]))
+                    P = self.assembler.matrix(data).copy()
+                    if i == j and self._point_masses:
+                        nodes = np.array([n for n, _ in self._point_masses], dtype=np.int64)
+                        m = np.array([b[0, 0] for _, b in self._point_masses])
+                        P = (P + sp.csr_matrix((m, (nodes * dpn + i, nodes * dpn + i)), shape=P.shape)).tocsr()
+                    out[i][j] = P
+            self._component_cache["P"] = out
+        return self._component_cache["P"]
+
+    def _component_blocks(self, chunk: ElementChunk) -> np.ndarray:
+        """(ne, 3, 3, nd, nd) element component products ``int rho N_i^T N_j``."""
+        if hasattr(chunk.kernel, "translational_mass") and not self.lumped_mass:
+            return chunk.kernel.translational_mass()
+        Me = chunk.kernel.mass(self.lumped_mass)
+        ne, nd = Me.shape[0], Me.shape[1]
+        dpn = self.dofs_per_node
+        nn = nd // dpn
+        trans = Me.reshape(ne, nn, dpn, nn, dpn)[:, :, :3, :, :3]
+        scalar = np.einsum("eaibi->eab", trans) / 3.0                 # node-pair scalar masses
+        out = np.zeros((ne, 3, 3, nn, dpn, nn, dpn))
+        for i in range(3):
+            for j in range(3):
+                out[:, i, j, :, i, :, j] = scalar
+        return out.reshape(ne, 3, 3, nd, nd)
 
     def geometric_stiffness(self, u: np.ndarray) -> sp.csr_matrix:
         """Geometric stiffness Kg(u) (ndof, ndof), CSR, from the element stresses of ``u``.

@@ -1,8 +1,9 @@
-"""Force elements: applied loads, spring-dampers, bushings, user forces."""
+"""Force elements: applied loads, nodal forces on flexible bodies, spring-dampers, bushings, user forces."""
 from .applied import Force, Torque
 from .base import ForceElement
+from .nodal import NodalForce
 from .springs import Bushing, RotationalSpringDamper, SpringDamper
 from .user import UserForce, wrench_to_generalized
 
-__all__ = ["ForceElement", "Force", "Torque", "SpringDamper", "RotationalSpringDamper", "Bushing",
+__all__ = ["ForceElement", "Force", "Torque", "NodalForce", "SpringDamper", "RotationalSpringDamper", "Bushing",
            "UserForce", "wrench_to_generalized"]

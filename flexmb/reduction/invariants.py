@@ -6,9 +6,10 @@ the FE mass matrix ``M`` -- exact for consistent mass (Shabana, *Dynamics of Mul
 Systems*, 3rd ed., ch. 5; Nikravesh in seed 003, eqs. 3.14 and 4.10 use the same
 ``I^T M I = m I``, ``b^T M b = J``). The rigid-body terms come from the rigid-body-mode matrix
 ``R`` (ndof, 6) and include the rotary inertia of beam and shell nodes. The second-order terms
-(``S_kl``, ``J_kl``, ``x_phi``-based ``J_k``) use the translational part of the field and
-the node-pair scalar masses ``m_ab = tr(M_ab^tt) / 3``; they neglect rotary inertia of beam and
-shell nodes (theory §5.3 says why that is acceptable).
+(``S_kl``, ``J_kl``, ``x_phi``-based ``J_k``) use the translational field through the
+component products ``int rho N_i^T N_j`` of ``FEModel.translational_mass`` (exact for beams and
+solids; node-pair scalar masses ``tr(M_ab^tt) / 3`` for shells); they neglect rotary inertia of
+beam and shell nodes (theory §5.3 says why that is acceptable).
 
 Units: modal coordinates ``eta`` are those of the mode set (for mass-orthonormal modes,
 sqrt(kg) m); every modal invariant is given per unit modal coordinate.
@@ -118,14 +119,21 @@ def inertia_invariants(source: Any, phi: np.ndarray | None = None) -> Invariants
 
 
 def _translational_products(model: Any, M: Any, phi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``phi_phi`` (3, 3, m, m) and ``x_phi`` (3, 3, m) from node-pair scalar masses."""
+    """``phi_phi`` (3, 3, m, m) and ``x_phi`` (3, 3, m) from the component mass products
+    ``P_ij = int rho N_i^T N_j`` of the model (``FEModel.translational_mass``): exact for beams
+    and solids, node-pair scalar masses for shells. The position field ``x`` is interpolated by
+    the node positions on the translational dofs (exact: the element fields reproduce it)."""
     dpn = model.dofs_per_node
-    nodes = np.arange(model.n_nodes) * dpn
-    Ms = sum(M[nodes + c][:, nodes + c] for c in range(3)) / 3.0        # m_ab = tr(M_ab^tt) / 3
-    Pt = phi.reshape(model.n_nodes, dpn, -1)[:, :3, :]                   # (N, 3, m)
-    Y = np.stack([np.asarray(Ms @ Pt[:, j, :]) for j in range(3)], axis=1)
-    pp = np.einsum("aik,ajl->ijkl", Pt, Y)
-    xp = np.einsum("ai,ajk->ijk", model.points, Y)
+    P = model.translational_mass()
+    X = np.zeros(model.ndof)
+    X.reshape(model.n_nodes, dpn)[:, :3] = model.points
+    pp = np.empty((3, 3, phi.shape[1], phi.shape[1]))
+    xp = np.empty((3, 3, phi.shape[1]))
+    for i in range(3):
+        for j in range(3):
+            Pphi = np.asarray(P[i][j] @ phi)
+            pp[i, j] = phi.T @ Pphi
+            xp[i, j] = X @ Pphi
     return pp, xp
 
 

@@ -246,6 +246,24 @@ class Beam2(ElementKernel):
         """Consistent (or lumped, theory eq. 4.8) mass (ne, 12, 12) in global axes, kg, kg m^2."""
         return self._to_global(self.local_mass(lumped))
 
+    def translational_mass(self) -> np.ndarray:
+        """``int rho A N_i^T N_j dx`` (ne, 3, 3, 12, 12) for global components i, j of the
+        interpolated displacement field ``N d`` (axial linear, bending by the exact Timoshenko
+        functions; theory eq. 4.3), kg. The inertia invariants' second-order terms need these
+        component products; their sum over i = j is the consistent translational mass."""
+        xi = 0.5 * (_GAUSS_X + 1.0)
+        w = 0.5 * _GAUSS_W
+        ne, q = self.n_elements, xi.size
+        N = np.zeros((ne, q, 3, 12))
+        N[:, :, 0, _AXIAL[0]] = 1.0 - xi
+        N[:, :, 0, _AXIAL[1]] = xi
+        N[:, :, 1, _PLANE_XY] = plane_shape_functions(self.L, self.phi_y, xi)[0]
+        N[:, :, 2, _PLANE_XZ] = plane_shape_functions(self.L, self.phi_z, xi)[0] * _XZ_SIGN
+        Ng = np.einsum("eri,eqrc->eqic", self.R, N)                                    # rows: global components
+        Ng = np.einsum("eqiak,ekj->eqiaj", Ng.reshape(ne, q, 3, 4, 3), self.R).reshape(ne, q, 3, 12)
+        line_mass = self.props.rho * self.props.section.A * self.L
+        return np.einsum("e,q,eqic,eqjd->eijcd", line_mass, w, Ng, Ng)
+
     def stress(self, u_e: np.ndarray) -> np.ndarray:
         """Section forces (ne, 2, 6) ``(N, Vy, Vz, T, My, Mz)`` at node 0 and node 1, local axes.
 

@@ -1,0 +1,126 @@
+"""Forces on mesh nodes of flexible bodies (constant or functions of time; global or body-fixed)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import rotations as rot
+from ..errors import ModelError
+from .applied import _load_vector
+from .base import ForceElement
+
+__all__ = ["NodalForce", "NodalForceGroup"]
+
+
+class NodalForce(ForceElement):
+    """The same force (N) on each of ``nodes`` of a flexible body.
+
+    ``nodes``: a node id, a sequence of ids or a node-set name of the body's mesh.
+    ``force``: 3 numbers or a callable ``f(t)``; ``body_fixed=True`` means its components are in
+    body axes and turn with the frame (a follower force of the frame), otherwise global.
+    Generalized forces (docs/theory-flexible.md §2): with ``u_n = x_n + Phi_n eta``,
+    global ``f``: ``Q_r = f, Q_p = B(p, u_n)^T f, Q_eta = Phi_n^T A^T f``;
+    body-fixed ``f'``: ``Q_r = A f', Q_p = 2 G^T (u_n x f'), Q_eta = Phi_n^T f'``.
+    """
+
+    kind = "nodal force"
+
+    def __init__(self, body, nodes, force, body_fixed: bool = False, name: str | None = None):
+        super().__init__(name)
+        if not getattr(body, "n_modes", 0):
+            raise ModelError(f"{self.owner}: must act on a flexible body, got {body!r}")
+        self.body = body
+        self.nodes = _node_ids(body, nodes, self.owner)
+        self.vector = _load_vector(force, self.owner)
+        self.body_fixed = bool(body_fixed)
+
+    @property
+    def bodies(self):
+        return (self.body,)
+
+    def value(self, t: float) -> np.ndarray:
+        if not callable(self.vector):
+            return self.vector
+        v = np.asarray(self.vector(t), dtype=float).reshape(-1)
+        if v.shape != (3,) or not np.all(np.isfinite(v)):
+            raise ModelError(f"{self.owner}: f({t:.6g}) must return 3 finite numbers, got {v.tolist()}")
+        return v
+
+
+def _node_ids(body, nodes, owner: str) -> np.ndarray:
+    model = body.modes.model
+    if isinstance(nodes, str):
+        if model is None or nodes not in getattr(model.mesh, "node_sets", {}):
+            known = sorted(getattr(model.mesh, "node_sets", {})) if model is not None else []
+            raise ModelError(f"{owner}: body {body.name!r} has no node set {nodes!r} (sets: {known})")
+        ids = np.asarray(model.mesh.node_sets[nodes], dtype=np.int64).ravel()
+    else:
+        ids = np.atleast_1d(np.asarray(nodes)).ravel()
+    for k in ids:
+        body.node(k)      # range and type check with the body's message
+    if ids.size == 0:
+        raise ModelError(f"{owner}: no nodes given")
+    return ids.astype(np.int64)
+
+
+class NodalForceGroup:
+    """All nodal forces on flexible bodies with ``m`` modes, one vectorized call.
+
+    Each (force, node) pair is one instance acting on the body's ``7 + m`` coordinates.
+    """
+
+    def __init__(self, loads: list[NodalForce]):
+        inst = [(ld, k) for ld in loads for k in ld.nodes]
+        self.loads = loads
+        self.n = len(inst)
+        self.m = m = loads[0].body.n_modes
+        self.idx = np.array([ld.body.offset + np.arange(7 + m) for ld, _ in inst], dtype=np.int64).reshape(self.n, 7 + m)
+        self.x0 = np.array([ld.body.modes.nodes[k] for ld, k in inst]).reshape(self.n, 3)
+        self.phi = np.array([ld.body.node_shapes(k)[0][0] for ld, k in inst]).reshape(self.n, 3, m)
+        self.owner = np.repeat(np.arange(len(loads)), [ld.nodes.size for ld in loads])
+        self.body_fixed = np.array([ld.body_fixed for ld, _ in inst], dtype=bool)
+
+    def forces(self, t: float) -> np.ndarray:
+        return np.array([ld.value(t) for ld in self.loads]).reshape(-1, 3)[self.owner]
+
+    def generalized(self, q, t, jacobian: bool):
+        """Q (n, 7+m) and dQ/dq (n, 7+m, 7+m) or None."""
+        qb = q[self.idx]
+        p, eta = qb[:, 3:7], qb[:, 7:]
+        f = self.forces(t)
+        u = self.x0 + np.einsum("nim,nm->ni", self.phi, eta)
+        A = rot.A(p)
+        n, m = self.n, self.m
+        Q = np.zeros((n, 7 + m))
+        dQ = np.zeros((n, 7 + m, 7 + m)) if jacobian else None
+        g, b = ~self.body_fixed, self.body_fixed
+        if g.any():
+            Q[g, :3] = f[g]
+            Q[g, 3:7] = np.einsum("nip,ni->np", rot.B(p[g], u[g]), f[g])
+            Q[g, 7:] = np.einsum("nim,nji,nj->nm", self.phi[g], A[g], f[g])
+            if jacobian:
+                dQ[g, 3:7, 3:7] = 2.0 * rot.Q(f[g], u[g])
+                Bk = rot.B(p[g][:, None, :], np.swapaxes(self.phi[g], 1, 2))          # (n, m, 3, 4)
+                dQ[g, 3:7, 7:] = np.einsum("nmip,ni->npm", Bk, f[g])
+                dAtf = rot.B(p[g] * np.array([1.0, -1.0, -1.0, -1.0]), f[g]) * np.array([1.0, -1.0, -1.0, -1.0])
+                dQ[g, 7:, 3:7] = np.einsum("nim,nip->nmp", self.phi[g], dAtf)
+        if b.any():
+            Gp = rot.G(p[b])
+            nb = rot.cross(u[b], f[b])
+            Q[b, :3] = np.einsum("nij,nj->ni", A[b], f[b])
+            Q[b, 3:7] = 2.0 * np.einsum("nki,nk->ni", Gp, nb)
+            Q[b, 7:] = np.einsum("nim,ni->nm", self.phi[b], f[b])
+            if jacobian:
+                dQ[b, :3, 3:7] = rot.B(p[b], f[b])
+                dQ[b, 3:7, 3:7] = 2.0 * rot.T(nb)
+                dQ[b, 3:7, 7:] = -2.0 * np.einsum("nki,nkl,nlm->nim", Gp, rot.skew(f[b]), self.phi[b])
+        return Q, dQ
+
+    def residual(self, q, v, t, coef=None):
+        Q, dQ = self.generalized(q, t, coef is not None and coef[2] != 0.0)
+        blocks = None if coef is None else (np.zeros((self.n, 7 + self.m, 7 + self.m)) if dQ is None
+                                            else -coef[2] * dQ)
+        return self.idx, -Q, blocks
+
+    def power(self, q, v, t) -> float:
+        Q, _ = self.generalized(q, t, False)
+        return float(np.sum(Q * v[self.idx]))
