@@ -26,9 +26,7 @@ def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a x b`` over the last axis (faster than np.cross for small stacked arrays)."""
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    return a[..., _I1] * b[..., _I2] - a[..., _I2] * b[..., _I1]
 
 
 def skew(v: np.ndarray) -> np.ndarray:
@@ -47,6 +45,12 @@ def skew(v: np.ndarray) -> np.ndarray:
 def A(p: np.ndarray) -> np.ndarray:
     """Rotation matrix ``A(p)`` (Nikravesh eq. 6.19); exact quadratic form in p."""
     p = np.asarray(p, dtype=float)
+    if p.size <= _SMALL:
+        return _quadratic(p, p, _C_H, (3, 3)) - _EYE3
+    return _A_elementwise(p)
+
+
+def _A_elementwise(p: np.ndarray) -> np.ndarray:
     e0, e1, e2, e3 = p[..., 0], p[..., 1], p[..., 2], p[..., 3]
     d = 2.0 * e0 * e0 - 1.0
     out = np.empty(p.shape[:-1] + (3, 3))
@@ -65,19 +69,13 @@ def A(p: np.ndarray) -> np.ndarray:
 def E(p: np.ndarray) -> np.ndarray:
     """``E(p) = [-e, e~ + e0 I]`` (3x4): ``omega = 2 E p_dot`` (global)."""
     p = np.asarray(p, dtype=float)
-    out = np.empty(p.shape[:-1] + (3, 4))
-    out[..., :, 0] = -p[..., 1:]
-    out[..., :, 1:] = skew(p[..., 1:]) + p[..., 0, None, None] * np.eye(3)
-    return out
+    return (p @ _C_E).reshape(p.shape[:-1] + (3, 4))
 
 
 def G(p: np.ndarray) -> np.ndarray:
     """``G(p) = [-e, -e~ + e0 I]`` (3x4): ``omega' = 2 G p_dot`` (body-fixed)."""
     p = np.asarray(p, dtype=float)
-    out = np.empty(p.shape[:-1] + (3, 4))
-    out[..., :, 0] = -p[..., 1:]
-    out[..., :, 1:] = -skew(p[..., 1:]) + p[..., 0, None, None] * np.eye(3)
-    return out
+    return (p @ _C_G).reshape(p.shape[:-1] + (3, 4))
 
 
 def Q(w: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -87,8 +85,10 @@ def Q(w: np.ndarray, u: np.ndarray) -> np.ndarray:
     quadratic in p), which gives every constraint Hessian in closed form
     (docs/theory.md §1.2).
     """
-    w = np.asarray(w, dtype=float)
-    u = np.asarray(u, dtype=float)
+    return _quadratic(np.asarray(w, dtype=float), np.asarray(u, dtype=float), _C_Q, (4, 4))
+
+
+def _Q_elementwise(w: np.ndarray, u: np.ndarray) -> np.ndarray:
     w, u = np.broadcast_arrays(w, u)
     out = np.empty(w.shape[:-1] + (4, 4))
     out[..., 0, 0] = 2.0 * np.einsum("...i,...i->...", w, u)
@@ -104,8 +104,10 @@ def B(p: np.ndarray, u: np.ndarray) -> np.ndarray:
 
     ``B = 2 [2 e0 u + e~ u,  e u^T + (e.u) I - e0 u~]``.
     """
-    p = np.asarray(p, dtype=float)
-    u = np.asarray(u, dtype=float)
+    return _quadratic(np.asarray(p, dtype=float), np.asarray(u, dtype=float), _C_B, (3, 4))
+
+
+def _B_elementwise(p: np.ndarray, u: np.ndarray) -> np.ndarray:
     lead = np.broadcast_shapes(p.shape[:-1], u.shape[:-1])
     e0, e1, e2, e3 = p[..., 0], p[..., 1], p[..., 2], p[..., 3]
     u1, u2, u3 = u[..., 0], u[..., 1], u[..., 2]
@@ -145,9 +147,50 @@ def second_rate(pd: np.ndarray, u: np.ndarray) -> np.ndarray:
     """
     pd = np.asarray(pd, dtype=float)
     u = np.asarray(u, dtype=float)
-    e0 = pd[..., 0, None]
-    e = pd[..., 1:]
-    return 4.0 * (e0 * e0 * u + e * np.einsum("...i,...i->...", e, u)[..., None] + e0 * cross(e, u))
+    # A(p) + I is homogeneous quadratic: its second derivative along pd is 2 (A(pd) + I)
+    return 2.0 * np.einsum("...ij,...j->...i", _quadratic(pd, pd, _C_H, (3, 3)), u)
+
+
+def _quadratic(x: np.ndarray, y: np.ndarray, C: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """Bilinear form ``sum_kl C[kl, :] x_k y_l`` over stacked vectors, reshaped to ``shape``.
+
+    One outer product and one matrix product: much faster than elementwise formulas on the
+    small stacks of a time step (numpy's per-call overhead dominates there)."""
+    lead = np.broadcast_shapes(x.shape[:-1], y.shape[:-1])
+    outer = (x[..., :, None] * y[..., None, :]).reshape(lead + (x.shape[-1] * y.shape[-1],))
+    return (outer @ C).reshape(lead + shape)
+
+
+def _coefficients(f, nx: int, ny: int) -> np.ndarray:
+    """Coefficient matrix (nx*ny, k) of a bilinear map ``f(x, y)`` from basis evaluations."""
+    ex, ey = np.eye(nx), np.eye(ny)
+    return np.array([f(ex[k], ey[l]).reshape(-1) for k in range(nx) for l in range(ny)])
+
+
+def _homogeneous_A(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Symmetric bilinear form H(x, y) with H(p, p) = A(p) + I."""
+    h = lambda z: _A_elementwise(z) + _EYE3   # noqa: E731
+    return 0.5 * (h(x + y) - h(x) - h(y))
+
+
+_I1, _I2 = np.array([1, 2, 0]), np.array([2, 0, 1])
+_EYE3 = np.eye(3)
+_SMALL = 400            # stacks up to this many entries use the matrix-product forms
+_C_B = _coefficients(_B_elementwise, 4, 3)          # (12, 12)
+_C_H = _coefficients(_homogeneous_A, 4, 4)          # (16, 9)
+_C_Q = _coefficients(_Q_elementwise, 3, 3)          # (9, 16)
+
+
+def _linear_map(sign: float) -> np.ndarray:
+    """(4, 12) with ``p @ C`` = [-e, sign e~ + e0 I] (E: sign +1, G: sign -1)."""
+    out = np.zeros((4, 3, 4))
+    for k, e in enumerate(np.eye(4)):
+        out[k, :, 0] = -e[1:]
+        out[k, :, 1:] = sign * skew(e[1:]) + e[0] * np.eye(3)
+    return out.reshape(4, 12)
+
+
+_C_E, _C_G = _linear_map(1.0), _linear_map(-1.0)
 
 
 def normalize(p: np.ndarray) -> np.ndarray:
