@@ -7,5 +7,6 @@ from the library to this package.
 SUITES = {
     "rigid": "verification.rigid",
     "fem": "verification.fem",
+    "rotating-beam": "verification.rotating_beam",
 }
-DEFAULT_SUITES = ["rigid", "fem"]
+DEFAULT_SUITES = ["rigid", "fem", "rotating-beam"]

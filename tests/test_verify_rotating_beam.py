@@ -1,0 +1,21 @@
+"""`flexmb verify rotating-beam --quick`: one spin-up per model (coarse step), the Campbell diagram,
+the flapwise Southwell case; every case must pass and report the DESIGN.md §9 metric names."""
+import json
+import subprocess
+import sys
+
+
+def test_verify_rotating_beam_quick(tmp_path):
+    out = tmp_path / "rep"
+    proc = subprocess.run([sys.executable, "-m", "flexmb.cli", "verify", "rotating-beam", "--quick", "--out", str(out)],
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    cases = {c["name"]: c for c in json.loads((out / "results.json").read_text())["suites"]["rotating-beam"]["cases"]}
+    assert {"modal-stiffened-omega2", "modal-linear-omega6", "nonlinear-beam-omega10", "frequencies-vs-speed",
+            "flapwise-southwell"} <= set(cases)
+    for name in ("modal-stiffened-omega2", "nonlinear-beam-omega10", "modal-linear-omega6"):
+        m = cases[name]["metrics"]
+        assert {"tip_min", "t_tip_min", "tip_7_5", "tip_20", "max_abs_tip_after_Ts", "diverged"} <= set(m), name
+    assert cases["modal-linear-omega6"]["metrics"]["diverged"] is True
+    assert cases["modal-stiffened-omega2"]["metrics"]["diverged"] is False
+    assert all(c["passed"] for c in cases.values())
