@@ -23,6 +23,7 @@ import scipy.sparse as sp
 from . import rotations as rot
 from .bodies.flexible import FlexibleBody
 from .bodies.flexible_kernel import FlexibleBodyGroup
+from .bodies.interface_loads import InterfaceLoads
 from .bodies.rigid import NormalizationGroup, RigidBody, RigidBodyGroup
 from .errors import ModelError
 from .forces.applied import AppliedLoadGroup, Force, Torque
@@ -78,6 +79,7 @@ class Assembly:
             if isinstance(j, Driver):
                 self.driver_rows[self.row_joint == k] = True
         self.active = np.ones(self.m, dtype=bool)   # rows switched off when redundant
+        self.interface_loads = InterfaceLoads(self.groups, flexible)
         # forces
         loads = [f for f in system.forces if isinstance(f, (Force, Torque))]
         self.loads = AppliedLoadGroup(loads) if loads else None
@@ -138,6 +140,7 @@ class Assembly:
         h["users"] = [add(idx[None, :], idx[None, :]) for idx in (self.users.idx if self.users else [])]
         h["hess"] = [add(g.scatter, g.scatter) for g in self.groups]
         h["norm_hess"] = add(self.norm.cols, self.norm.cols)
+        h["interface"] = self.interface_loads.register(add, self.groups, nq)
         self._row_cols = [np.repeat(g.scatter, g.r, axis=0) for g in self.groups]
         h["jac"], h["jacT"], self._jh = [], [], []
         jac_structs: list = []
@@ -223,9 +226,17 @@ class Assembly:
         c = self.constraints(q, v, t, evals)
         lam_act = np.where(self.active, lam, 0.0)
         r += c.jac.T @ lam_act
+        iface = (self.interface_loads.contributions(q, evals, self.groups, lam_act, coef is not None)
+                 if self.interface_loads else [])
+        for e, res, *_ in iface:
+            np.add.at(r, e.modal_rows, res)
         if coef is None:
             return r, c, None
         cM, cC, cK, cH, cI = coef
+        for (e, _, d_lam, d_x, _), (h_lam, h_q) in zip(iface, self._h["interface"]):
+            g = self.groups[e.group]
+            blocks[h_lam] = d_lam * self.active[g.rows.reshape(g.n, g.r)[e.instances]][:, None, :]
+            blocks[h_q] = cK * d_x
         blocks[self._h["I"]] = np.full(self.nq, cI)
         if cH:
             for g, e, h in zip(self.groups, evals, self._h["hess"]):

@@ -71,7 +71,7 @@ class FlexibleBody(Body):
         self.K = np.asarray(self.modes.K, dtype=float)
         self.D = self._damping_matrix(damping, rayleigh, owner)
         self.stiffening = bool(stiffening)
-        self.G_inertial = _stiffening(self.modes, owner) if self.stiffening else None
+        self.G_inertial, self.G_interfaces = _stiffening(self.modes, owner) if self.stiffening else (None, None)
         self._check_reference(owner)
 
     kind = "flexible body"
@@ -230,16 +230,14 @@ def _damping_matrix(modes: Any, damping, rayleigh, owner: str) -> np.ndarray:
     return D
 
 
-def _stiffening(modes: Any, owner: str) -> np.ndarray:
-    """(12, m, m) geometric stiffness of the unit inertial load cases (theory-stiffening)."""
+def _stiffening(modes: Any, owner: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Geometric stiffness of the unit inertial load cases (12, m, m) and of unit interface loads
+    (name -> (6, m, m)), theory-stiffening.md."""
     try:
         st = modes.stiffening
-    except AttributeError:
-        st = None
-    if st is None:
-        raise ModelError(f"{owner}: the mode set carries no geometric-stiffness load cases (it has no FE "
-                         "model attached); pass stiffening=False or load a set saved with them")
+    except ModelError as exc:
+        raise ModelError(f"{owner}: {exc}; or pass stiffening=False") from None
     G = np.asarray(st.inertial, dtype=float)
     if G.shape != (12, modes.n_modes, modes.n_modes):
         raise ModelError(f"{owner}: stiffening matrices have shape {G.shape}, expected (12, m, m)")
-    return G
+    return G, dict(st.interfaces)

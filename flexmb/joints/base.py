@@ -38,6 +38,7 @@ class Primitive:
     driver: TimeFunction | None = None
     scalar: float = 0.0   # distance L, or coordinate index
     shapes: dict = field(default_factory=dict)    # name -> (3, m) attachment shapes on flexible bodies
+    sites: tuple = (None, None)                   # the sites (interfaces, nodes) of sides i and j, if any
 
 
 def unit(vector, what: str, owner: str) -> np.ndarray:
@@ -112,7 +113,9 @@ class Joint:
                 vectors[key], S = site.to_local_vector(value), site.vector_shape(value)
             if S.shape[1]:
                 shapes[key] = S
-        return Primitive(kind, self.body_a, self.body_b, vectors, f"{self.owner} {label}", driver, scalar, shapes)
+        sites = tuple(x if x is not x.body else None for x in (self.site_a, self.site_b))
+        return Primitive(kind, self.body_a, self.body_b, vectors, f"{self.owner} {label}", driver, scalar, shapes,
+                         sites)
 
     def _point_rows(self, P, label="point") -> Primitive:
         return self._attached("point", {"u_i": ("point", P), "u_j": ("point", P)}, label)
