@@ -38,10 +38,20 @@ from .sparsity import BlockPattern
 
 @dataclass
 class ConstraintEval:
+    """Constraint values; ``jac`` (m, nq) CSR is assembled on first access."""
+
     phi: np.ndarray       # (m,)
-    jac: sp.csr_matrix    # (m, nq)
     phi_t: np.ndarray     # (m,)
     gamma: np.ndarray     # (m,)
+    _pattern: object = None
+    _blocks: list | None = None
+    _jac: sp.csr_matrix | None = None
+
+    @property
+    def jac(self) -> sp.csr_matrix:
+        if self._jac is None:
+            self._jac = self._pattern.assemble(self._blocks)
+        return self._jac
 
 
 class Assembly:
@@ -189,7 +199,7 @@ class Assembly:
         phi[~act] = 0.0
         gamma[~act] = 0.0
         phi_t[~act] = 0.0
-        return ConstraintEval(phi, self.jac_pattern.assemble(blocks), phi_t, gamma)
+        return ConstraintEval(phi, phi_t, gamma, self.jac_pattern, blocks)
 
     # -- residual and Newton matrix --------------------------------------
     def residual(self, q, v, a, lam, t, coef=None, lam_diag=None, _raw=False):
@@ -225,7 +235,10 @@ class Assembly:
         evals = self._row_evals(q, v, t)
         c = self.constraints(q, v, t, evals)
         lam_act = np.where(self.active, lam, 0.0)
-        r += c.jac.T @ lam_act
+        for g, e in zip(self.groups, evals):             # Phi_q^T lambda, group by group
+            _scatter_add(r, g.scatter, np.einsum("nrx,nr->nx", e.jac.reshape(g.n, g.r, -1),
+                                                 lam_act[g.rows].reshape(g.n, g.r)))
+        np.add.at(r, self.norm.cols, self._norm_jac(q, v) * lam_act[self.norm.rows][:, None])
         iface = (self.interface_loads.contributions(q, evals, self.groups, lam_act, coef is not None)
                  if self.interface_loads else [])
         for e, res, *_ in iface:
@@ -256,6 +269,9 @@ class Assembly:
         if _raw:
             return blocks
         return r, c, self.pattern.assemble(blocks, dense=self.nq + self.m <= DENSE_LIMIT)
+
+    def _norm_jac(self, q, v) -> np.ndarray:
+        return self.norm.evaluate(q, v)[1]
 
     def switched_off_violation(self, q, t) -> tuple[float, str]:
         """Largest |Phi| among rows switched off as redundant, and its label.
