@@ -244,7 +244,7 @@ def tip_deflections(quick: bool) -> CaseResult:
         n = min(t_st.size, t_nb.size)
         diff = float(np.abs(tip_st[:n] - tip_nb[:n]).max())
         peak = float(np.abs(tip_nb).max())
-        r.check(f"stiffened_vs_nonlinear_max_diff_over_peak_omega{w:g}", diff / peak, tolerance="max 2e-2")
+        r.check(f"stiffened_vs_nonlinear_max_diff_over_peak_omega{w:g}", diff / peak, tolerance="max 1e-2")
         fig, ax = _axes((6.0, 3.6))
         ref_t = np.asarray(hist["t"])
         ref = hist[f"{w:g}"]["stretch"]
@@ -261,7 +261,7 @@ def tip_deflections(quick: bool) -> CaseResult:
         r.figures.append(fig)
     r.notes = ("max |tip_stiffened(t) - tip_nonlinear(t)| over the whole run, divided by the peak |tip|: the "
                "two independent stiffening mechanisms (load-case geometric stiffness on 4 modes; nonlinear "
-               "strain on all 48 nodal dofs) agree within 2 % of the peak (the reference family's own "
+               "strain on all 48 nodal dofs) agree within 1 % of the peak (measured 0.02-0.3 %; the reference family's own "
                "model-form spread is 1 % at Omega_s = 10). The linear model leaves the plot where it diverges.")
     return r
 
