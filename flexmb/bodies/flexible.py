@@ -115,6 +115,17 @@ class FlexibleBody(Body):
                              f"(ids 0..{n - 1})")
         return NodeSite(self, int(node))
 
+    def node_stiffening(self, node: int) -> np.ndarray | None:
+        """(6, m, m) geometric stiffness of unit loads at mesh ``node`` (None without stiffening
+        or without the FE model); computed once per node."""
+        if not self.stiffening or self.modes.model is None:
+            return None
+        cache = self.__dict__.setdefault("_node_G", {})
+        if node not in cache:
+            from ..reduction.stiffening import node_stiffening
+            cache[node] = node_stiffening(self.modes, [node])[node]
+        return cache[node]
+
     def node_shapes(self, nodes) -> tuple[np.ndarray, np.ndarray]:
         """Translational and rotational mode shapes at nodes: (k, 3, m) each (rotations 0 for solids)."""
         nodes = np.atleast_1d(np.asarray(nodes, dtype=np.int64))

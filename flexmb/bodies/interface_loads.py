@@ -1,8 +1,9 @@
 """Geometric stiffening by interface loads (docs/theory-flexible.md §2, theory-stiffening.md).
 
-A joint attached to an interface point ``s`` of a flexible body loads the body there; the
-quasi-static stress of a unit force or moment at ``s`` has the modal geometric stiffness
-``G_s,j`` (six load cases, ``StiffeningMatrices.interfaces``). At run time the load is the
+A joint attached to an interface point or a mesh node ``s`` of a flexible body loads the body
+there; the quasi-static stress of a unit force or moment at ``s`` has the modal geometric
+stiffness ``G_s,j`` (six load cases: ``StiffeningMatrices.interfaces``, or
+``reduction.stiffening.node_stiffening`` for nodes). At run time the load is the
 constraint force of the rows attached at ``s``: on the body's frame coordinates
 ``g = -J_s^T lambda`` (``J_s`` those rows' Jacobian columns of the body), i.e. in body axes
 
@@ -55,8 +56,8 @@ class InterfaceLoads:
                 m = bs[0].n_modes
                 self.entries.append(SiteRows(
                     gi, np.array(sel), side, np.array([index[id(b)] for b in bs]),
-                    np.array([b.G_interfaces[s.name] for b, s in zip(bs, sites)]).reshape(len(sel), 6, m, m),
-                    np.array([s.position for s in sites]).reshape(len(sel), 3),
+                    np.array([_site_matrices(s) for s in sites]).reshape(len(sel), 6, m, m),
+                    np.array([_site_position(s) for s in sites]).reshape(len(sel), 3),
                     np.array([b.offset + 7 + np.arange(m) for b in bs]).reshape(len(sel), m),
                     np.array([b.offset + np.arange(7) for b in bs]).reshape(len(sel), 7)))
 
@@ -128,7 +129,17 @@ def _modal_cols(g, side: int) -> slice:
 
 
 def _stiffened_site(site) -> bool:
-    body = getattr(site, "body", None)
-    name = getattr(site, "name", None)
-    return (site is not None and name is not None and getattr(body, "G_interfaces", None) is not None
-            and name in body.G_interfaces)
+    """An interface with load-case matrices, or a mesh node of a stiffened body with an FE model."""
+    if site is None or not getattr(site.body, "stiffening", False):
+        return False
+    if hasattr(site, "node"):
+        return site.body.node_stiffening(site.node) is not None
+    return site.name in (site.body.G_interfaces or {})
+
+
+def _site_matrices(site) -> np.ndarray:
+    return site.body.node_stiffening(site.node) if hasattr(site, "node") else site.body.G_interfaces[site.name]
+
+
+def _site_position(site) -> np.ndarray:
+    return site.body.modes.nodes[site.node] if hasattr(site, "node") else site.position

@@ -189,6 +189,43 @@ def stiffening_matrices(modes: Any, model: Any = None) -> StiffeningMatrices:
     return StiffeningMatrices(G[:n_in], {name: G[n_in + 6 * j:n_in + 6 * j + 6] for j, name in enumerate(names)})
 
 
+def node_stiffening(modes: Any, nodes: Sequence[int], model: Any = None) -> dict[int, np.ndarray]:
+    """Modal geometric stiffness (6, m, m) of unit loads at mesh nodes: forces x, y, z (N) and,
+    on nodes with rotations, moments x, y, z (N m), body axes, solved under the set's reference
+    conditions like the interface cases (theory §2). A load on a held dof goes into the support
+    and gives zero. For joints attached at mesh nodes (``FlexibleBody.node``): e.g. the axial pin
+    force of a pinned-pinned rod.
+    """
+    model = _model_of(modes, model)
+    nodes = [int(n) for n in nodes]
+    if not nodes:
+        return {}
+    fixed = _held_dofs(modes, model)
+    cond = _condensation(modes, model, fixed)
+    dpn = model.dofs_per_node
+    F = np.zeros((model.ndof, 6 * len(nodes)))
+    for j, n in enumerate(nodes):
+        for c in range(min(dpn, 6)):
+            F[n * dpn + c, 6 * j + c] = 1.0
+    F[fixed] = 0.0
+    B = np.asarray(cond.A.T @ F)
+    K_w, M_w = cond.matrices()
+    if modes.reference is None and fixed.size == 0:
+        _, X = _solve_free(cond, K_w, M_w, B, None)
+    else:
+        X = _solve_referenced(modes.reference, fixed.size > 0, cond, K_w, M_w, B)
+    U = np.asarray(cond.A @ X)
+    phi = modes.phi
+    out = {}
+    for j, n in enumerate(nodes):
+        G = np.empty((6, modes.n_modes, modes.n_modes))
+        for c in range(6):
+            Kg = model.geometric_stiffness_from_stresses(model.element_stresses(U[:, 6 * j + c]))
+            G[c] = phi.T @ np.asarray(Kg @ phi)
+        out[n] = G
+    return out
+
+
 def static_load_cases(modes: Any, model: Any = None, support: Sequence[int] | np.ndarray | None = None) -> LoadCases:
     """Static displacements of all stiffening load cases: one factorization, one block solve.
 
