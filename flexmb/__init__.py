@@ -7,7 +7,7 @@ __version__ = "0.1.0"
 
 from . import errors
 from .bodies import Body, FlexibleBody, Ground, NonlinearBeam, RigidBody
-from .forces import Bushing, Force, NodalForce, RotationalSpringDamper, SpringDamper, Torque, UserForce, wrench_to_generalized
+from .forces import Bushing, DCMotor, Force, NodalForce, RotationalSpringDamper, SpringDamper, Torque, UserForce, wrench_to_generalized
 from .joints import Cylindrical, Distance, Driver, Fixed, Joint, Planar, Prismatic, Revolute, Spherical, Universal
 from .results import Result
 from .solvers.campbell import CampbellDiagram, campbell
@@ -20,6 +20,6 @@ load_result = Result.load
 __all__ = [
     "__version__", "errors", "System", "Body", "Ground", "RigidBody", "FlexibleBody", "NonlinearBeam",
     "Joint", "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar", "Distance",
-    "Driver", "Force", "Torque", "NodalForce", "campbell", "CampbellDiagram", "SpringDamper", "RotationalSpringDamper", "Bushing", "UserForce",
+    "Driver", "Force", "Torque", "NodalForce", "DCMotor", "campbell", "CampbellDiagram", "SpringDamper", "RotationalSpringDamper", "Bushing", "UserForce",
     "wrench_to_generalized", "TimeFunction", "simulate", "Result", "load_result",
 ]

@@ -27,6 +27,7 @@ from .bodies.interface_loads import InterfaceLoads
 from .bodies.rigid import NormalizationGroup, RigidBody, RigidBodyGroup
 from .errors import ModelError
 from .forces.applied import AppliedLoadGroup, Force, Torque
+from .forces.motor import DCMotor, DCMotorGroup
 from .forces.nodal import NodalForce, NodalForceGroup
 from .forces.springs import ScalarSpringGroup
 from .forces.user import UserForce, UserForceGroup
@@ -63,7 +64,8 @@ class Assembly:
         unsupported = [b for b in bodies if not isinstance(b, (RigidBody, FlexibleBody))]
         if unsupported:
             raise ModelError(f"bodies of type {type(unsupported[0]).__name__} are not supported by this assembly")
-        self.nq = sum(b.ncoord for b in bodies)
+        self.state_elements = [f for f in system.forces if getattr(f, "n_states", 0)]
+        self.nq = sum(b.ncoord for b in bodies) + sum(f.n_states for f in self.state_elements)
         self.rigid = RigidBodyGroup([b for b in bodies if isinstance(b, RigidBody)], system.gravity)
         flexible = [b for b in bodies if isinstance(b, FlexibleBody)]
         kinds = sorted({(b.n_modes, type(b).__name__) for b in flexible})
@@ -101,6 +103,9 @@ class Assembly:
                 self.springs.append(ScalarSpringGroup(kind, [p for p in of_kind if modal_counts(p) == counts], self.nq))
         nodal = [f for f in system.forces if isinstance(f, NodalForce)]
         self.nodal = [NodalForceGroup([f for f in nodal if f.body.n_modes == m]) for m in sorted({f.body.n_modes for f in nodal})]
+        motors = [f for f in system.forces if isinstance(f, DCMotor)]
+        self.motors = [DCMotorGroup([f for f in motors if (f.joint.body_a.n_modes, f.joint.body_b.n_modes) == k], self.nq)
+                       for k in sorted({(f.joint.body_a.n_modes, f.joint.body_b.n_modes) for f in motors})]
         users = [f for f in system.forces if isinstance(f, UserForce)]
         self.users = UserForceGroup(users) if users else None
         self._build_patterns()
@@ -147,6 +152,7 @@ class Assembly:
             h["loads"] = add(self.loads.idx, self.loads.idx)
         h["springs"] = [add(g.scatter, g.scatter) for g in self.springs]
         h["nodal"] = [add(g.idx, g.idx) for g in self.nodal]
+        h["motors"] = [add(g.scatter, g.scatter) for g in self.motors]
         h["users"] = [add(idx[None, :], idx[None, :]) for idx in (self.users.idx if self.users else [])]
         h["hess"] = [add(g.scatter, g.scatter) for g in self.groups]
         h["norm_hess"] = add(self.norm.cols, self.norm.cols)
@@ -173,8 +179,11 @@ class Assembly:
 
     # -- initial state -------------------------------------------------
     def initial_state(self) -> tuple[np.ndarray, np.ndarray]:
-        q = np.concatenate([b.initial_q() for b in self.system.bodies])
-        v = np.concatenate([b.initial_v() for b in self.system.bodies])
+        """Initial coordinates and rates: the bodies', then the force elements' states (a DC
+        motor's charge starts at 0, its rate is the initial current)."""
+        q = np.concatenate([b.initial_q() for b in self.system.bodies] + [np.zeros(f.n_states) for f in self.state_elements])
+        v = np.concatenate([b.initial_v() for b in self.system.bodies]
+                           + [np.atleast_1d(getattr(f, "current0", np.zeros(f.n_states))) for f in self.state_elements])
         return q, v
 
     # -- constraints ---------------------------------------------------
@@ -223,6 +232,10 @@ class Assembly:
         for g, h in zip(self.nodal, self._h["nodal"]):
             idx, rn, blk = g.residual(q, v, t, kcoef)
             np.add.at(r, idx, rn)
+            blocks[h] = blk
+        for g, h in zip(self.motors, self._h["motors"]):
+            idx, rm, blk = g.residual(qe, ve, a, t, kcoef)
+            _scatter_add(r, idx, rm)
             blocks[h] = blk
         for g, h in zip(self.springs, self._h["springs"]):
             idx, rs, blk = g.residual(qe, ve, t, kcoef)
@@ -302,7 +315,9 @@ class Assembly:
 
     # -- energies and reactions -------------------------------------------
     def kinetic_energy(self, q, v) -> float:
-        return self.rigid.kinetic_energy(q, v) + sum(g.kinetic_energy(q, v) for g in self.flexible)
+        """Kinetic energy of the bodies plus the magnetic energy of motors (J)."""
+        return (self.rigid.kinetic_energy(q, v) + sum(g.kinetic_energy(q, v) for g in self.flexible)
+                + sum(g.magnetic_energy(v) for g in self.motors))
 
     def potential_energy(self, q, v) -> float:
         """Gravity, spring and strain energy (J)."""
@@ -314,7 +329,7 @@ class Assembly:
         """Power of applied loads, dampers (also modal damping) and user forces (W)."""
         qe, ve = extend(q, v)
         P = (sum(g.power(qe, ve) for g in self.springs) + sum(g.damping_power(v) for g in self.flexible)
-             + sum(g.power(q, v, t) for g in self.nodal))
+             + sum(g.power(q, v, t) for g in self.nodal) + sum(g.power(qe, ve, t) for g in self.motors))
         if self.loads is not None:
             P += self.loads.power(q, v, t)
         if self.users is not None:
@@ -344,7 +359,8 @@ class Assembly:
             P += g.accept(qe, ve)
         if not energy:
             return 0.0, 0.0
-        P += sum(g.damping_power(v) for g in self.flexible) + sum(g.power(q, v, t) for g in self.nodal)
+        P += (sum(g.damping_power(v) for g in self.flexible) + sum(g.power(q, v, t) for g in self.nodal)
+              + sum(g.power(qe, ve, t) for g in self.motors))
         if self.loads is not None:
             P += self.loads.power(q, v, t)
         if self.users is not None:

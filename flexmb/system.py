@@ -95,5 +95,9 @@ class System:
             for b in self.bodies:
                 b.offset = offset
                 offset += b.ncoord
+            for f in self.forces:               # force elements with states of their own (DC motors)
+                if getattr(f, "n_states", 0):
+                    f.offset = offset
+                    offset += f.n_states
             self._assembly = Assembly(self)
         return self._assembly

@@ -99,6 +99,8 @@ def make(kind):
         "forces": lambda: [fm.Force(a, (1, 2, 3), local_point=(0.1, -0.2, 0.3)),
                            fm.Force(b, lambda t: (1, -2, t), local_point=(0.3, 0.1, 0), body_fixed=True),
                            fm.Torque(a, (0.5, -1, 2)), fm.Torque(b, (1, 1, -1), body_fixed=True)],
+        "dc-motor": lambda: [j := fm.Revolute(a, b, P, ax),
+                             fm.DCMotor(j, K_p=0.7, r_a=0.4, L_a=0.05, D=0.2, voltage=lambda t: 60.0 + t)],
         "user-force": lambda: [fm.UserForce([a, b], lambda t, q, v: -3.0 * q * np.sin(q) - 0.5 * v * q)],
     }[kind]()
     for it in items:
@@ -108,7 +110,7 @@ def make(kind):
 
 KINDS = ["fixed", "revolute", "revolute-ground", "spherical", "prismatic", "cylindrical", "universal", "planar",
          "distance", "angle-driver", "displacement-driver", "coordinate-driver", "spring-damper",
-         "rotational-spring", "bushing", "forces", "user-force",
+         "rotational-spring", "bushing", "forces", "dc-motor", "user-force",
          "flex-body", "flex-revolute-interface", "flex-fixed-node", "flex-angle-driver", "flex-spring-node",
          "flex-nodal-force", "flex-flex"]
 

@@ -1,0 +1,157 @@
+"""DC motor: a force element with its own first-order state (the armature current).
+
+A separately excited DC motor between the two bodies of a revolute (or cylindrical) joint,
+about the joint axis (seed 002 §9.4 after Samanta 1990):
+
+    L_a di/dt + r_a i + K_p omega = V(t),      torque on body b (reaction on a)  tau = K_p i - D omega,
+
+with omega the relative angular velocity about the axis (rad/s). The current is integrated
+together with the mechanism in the same Newton iteration: the element owns one coordinate, the
+charge ``Q`` (C), with ``Q_dot = i``, so the electrical equation is second order in ``Q`` --
+inductance as mass, resistance as damping, the back-EMF ``K_p omega`` and the torque ``K_p i`` a
+gyroscopic (power-conserving) coupling (the electromechanical analogy; Meirovitch, *Methods of
+Analytical Dynamics*, §9). Generalized-alpha then integrates it exactly like the bodies.
+Energy (Huston & Liu balance): the magnetic energy ``L_a i^2 / 2`` counts as kinetic, the supply
+power ``V i`` and the losses ``-r_a i^2 - D omega^2`` as non-conservative power.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import ModelError, NonFiniteError
+from ..timefunctions import as_time_function
+from .base import ForceElement
+from .springs import ScalarSpringGroup, SpringPrimitive
+
+__all__ = ["DCMotor", "DCMotorGroup"]
+
+
+def _positive(value, what: str, owner: str, allow_zero: bool = False) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ModelError(f"{owner}: {what} must be a number, got {value!r}") from None
+    if not math.isfinite(x) or x < 0 or (x == 0 and not allow_zero):
+        raise ModelError(f"{owner}: {what} must be {'non-negative' if allow_zero else 'positive'} and finite, "
+                         f"got {x}")
+    return x
+
+
+class DCMotor(ForceElement):
+    """Separately excited DC motor on the axis of ``joint`` (revolute or cylindrical).
+
+    Args:
+        joint: the joint whose axis the motor turns; body b is the rotor side.
+        K_p: torque and back-EMF constant, N m/A (= V s/rad).
+        r_a: armature resistance, ohm.
+        L_a: armature inductance, H (> 0).
+        D: viscous friction on the relative rotation, N m s/rad.
+        voltage: supply V(t), volt: a number, a callable ``V(t)`` or a TimeFunction (a table:
+            ``TimeFunction.table``).
+        current: initial current, A.
+    """
+
+    kind = "DC motor"
+    n_states = 1
+
+    def __init__(self, joint, K_p: float, r_a: float, L_a: float, D: float = 0.0, voltage=0.0,
+                 current: float = 0.0, name: str | None = None):
+        super().__init__(name)
+        if not hasattr(joint, "angle_primitive"):
+            what = f"{joint.kind} joint {joint.name!r}" if hasattr(joint, "kind") and hasattr(joint, "name") else repr(joint)
+            raise ModelError(f"{self.owner}: needs a joint with a rotation axis (revolute or cylindrical), got {what}")
+        self.joint = joint
+        self.K_p = _positive(K_p, "K_p (N m/A)", self.owner)
+        self.r_a = _positive(r_a, "r_a (ohm)", self.owner, allow_zero=True)
+        self.L_a = _positive(L_a, "L_a (H)", self.owner)
+        self.D = _positive(D, "D (N m s/rad)", self.owner, allow_zero=True)
+        self.voltage = as_time_function(voltage, self.owner)
+        self.current0 = float(current)
+        self.offset = -1
+
+    @property
+    def bodies(self):
+        return (self.joint.body_a, self.joint.body_b)
+
+    def angle_primitive(self) -> SpringPrimitive:
+        """The relative rotation about the joint axis, as a measure (no stiffness of its own)."""
+        p = self.joint.angle_primitive(f"{self.owner} angle")
+        return SpringPrimitive("angle", p.body_i, p.body_j, p.vectors, 0.0, 0.0, 0.0, self.owner, p.shapes)
+
+    def supply(self, t: float) -> float:
+        V = float(self.voltage.value(t))
+        if not math.isfinite(V):
+            raise NonFiniteError(f"{self.owner}: the supply voltage V({t:.6g}) = {V}")
+        return V
+
+
+class DCMotorGroup:
+    """All DC motors whose bodies have the same modal counts, one vectorized call.
+
+    Columns per instance: the pair coordinates of the joint's bodies, then the motor's charge.
+    """
+
+    def __init__(self, motors: list[DCMotor], nq: int):
+        self.motors = motors
+        self.n = len(motors)
+        self.measure = ScalarSpringGroup("angle", [m.angle_primitive() for m in motors], nq)
+        self.state = np.array([m.offset for m in motors], dtype=np.int64)
+        self.scatter = np.concatenate([self.measure.scatter, self.state[:, None]], axis=1)
+        self.K_p = np.array([m.K_p for m in motors])
+        self.r_a = np.array([m.r_a for m in motors])
+        self.L_a = np.array([m.L_a for m in motors])
+        self.D = np.array([m.D for m in motors])
+
+    def supply(self, t: float) -> np.ndarray:
+        return np.array([m.supply(t) for m in self.motors])
+
+    def residual(self, qe, ve, a, t, coef=None):
+        """(scatter (n, nx+1), r (n, nx+1), blocks ``cM M + cC C + cK K`` or None)."""
+        x = self.measure.measure_expr(qe, ve)
+        vp = ve[self.measure.gather]
+        w = x.rate(vp)
+        i, di = ve[self.state], a[self.state]
+        tau = self.K_p * i - self.D * w
+        nx = x.jac.shape[1]
+        r = np.empty((self.n, nx + 1))
+        r[:, :nx] = -tau[:, None] * x.jac
+        r[:, nx] = self.L_a * di + self.r_a * i + self.K_p * w - self.supply(t)
+        if coef is None:
+            return self.scatter, r, None
+        cM, cC, cK = coef
+        J = x.jac
+        blk = np.zeros((self.n, nx + 1, nx + 1))
+        if cK:
+            H = x.hess(np.ones(self.n))
+            Hv = np.einsum("nxy,ny->nx", H, vp)                  # d omega / dq
+            blk[:, :nx, :nx] += cK * (-tau[:, None, None] * H + self.D[:, None, None] * J[:, :, None] * Hv[:, None, :])
+            blk[:, nx, :nx] += cK * self.K_p[:, None] * Hv
+        if cC:
+            blk[:, :nx, :nx] += cC * self.D[:, None, None] * J[:, :, None] * J[:, None, :]
+            blk[:, :nx, nx] += -cC * self.K_p[:, None] * J
+            blk[:, nx, :nx] += cC * self.K_p[:, None] * J
+            blk[:, nx, nx] += cC * self.r_a
+        if cM:
+            blk[:, nx, nx] += cM * self.L_a
+        return self.scatter, r, blk
+
+    def magnetic_energy(self, v) -> float:
+        """``sum L_a i^2 / 2`` (J)."""
+        return float(0.5 * np.sum(self.L_a * v[self.state] ** 2))
+
+    def power(self, qe, ve, t) -> float:
+        """Supply power minus losses ``V i - r_a i^2 - D omega^2`` (W)."""
+        x = self.measure.measure_expr(qe, ve)
+        w = x.rate(ve[self.measure.gather])
+        i = ve[self.state]
+        return float(np.sum(self.supply(t) * i - self.r_a * i * i - self.D * w * w))
+
+    def currents(self, v) -> np.ndarray:
+        return v[self.state]
+
+    def torques(self, qe, ve) -> np.ndarray:
+        """Motor torque on the rotor side ``K_p i - D omega`` (N m)."""
+        x = self.measure.measure_expr(qe, ve)
+        return self.K_p * ve[self.state] - self.D * x.rate(ve[self.measure.gather])
