@@ -25,7 +25,7 @@ from .bodies.flexible import FlexibleBody
 from .bodies.flexible_kernel import FlexibleBodyGroup
 from .bodies.interface_loads import InterfaceLoads
 from .bodies.rigid import NormalizationGroup, RigidBody, RigidBodyGroup
-from .errors import ModelError
+from .errors import InstabilityError, ModelError
 from .forces.applied import AppliedLoadGroup, Force, Torque
 from .forces.motor import DCMotor, DCMotorGroup
 from .forces.nodal import NodalForce, NodalForceGroup
@@ -92,6 +92,8 @@ class Assembly:
                 self.driver_rows[self.row_joint == k] = True
         self.active = np.ones(self.m, dtype=bool)   # rows switched off when redundant
         self.interface_loads = InterfaceLoads(self.groups, flexible)
+        self.interface_loads_bodies = flexible
+        self._stability_bodies = [b for b in flexible if b.stiffening and b.stability_check and b.structure is None]
         # forces
         loads = [f for f in system.forces if isinstance(f, (Force, Torque))]
         self.loads = AppliedLoadGroup(loads) if loads else None
@@ -350,9 +352,12 @@ class Assembly:
                 P -= float(np.dot(lam[g.rows][rows], np.einsum("rx,rx->r", e.jac[rows], vrow[rows])))
         return P
 
-    def step_end(self, q, v, lam, t, energy: bool = True) -> tuple[float, float]:
-        """After an accepted step: record angles for unwrapping and return the
-        non-conservative and driver powers (W) for the energy balance."""
+    def step_end(self, q, v, lam, t, energy: bool = True, a=None) -> tuple[float, float]:
+        """After an accepted step: record angles for unwrapping, check the stability of
+        stiffened modal bodies (``a``: accelerations) and return the non-conservative and
+        driver powers (W) for the energy balance."""
+        if a is not None and self._stability_bodies:
+            self.check_stability(q, v, a, lam, t)
         qe, ve = extend(q, v)
         P = 0.0
         for g in self.springs:
@@ -366,6 +371,55 @@ class Assembly:
         if self.users is not None:
             P += self.users.power(q, v, t)
         return float(P), self.driver_power(q, v, lam, t)
+
+    def check_stability(self, q, v, a, lam, t) -> None:
+        """Raise InstabilityError when the stiffened modal stiffness of a body is indefinite:
+        ``K + sum_k c_k G_k + sum_sites f'_j G_j`` (+ spin softening) has a negative eigenvalue, i.e.
+        the body buckles under its joint loads or diverges under spin. Names the body, the time and
+        the compressive joint loads with their linear buckling loads (docs/theory-flexible.md §2)."""
+        lam_act = np.where(self.active, lam, 0.0)
+        evals = self._row_evals(q, v, t) if self.interface_loads else None
+        site_loads = self.interface_loads.loads(q, evals, self.groups, lam_act) if self.interface_loads else []
+        for g in self.flexible:
+            if not any(b in self._stability_bodies for b in g.bodies):
+                continue
+            _, P, _ = g.terms(q, v, a, jacobian=True)
+            Keff = P["eta"][:, 6:].copy()                    # K + stiffening + centrifugal softening
+            for e, f in site_loads:
+                for k, bi in enumerate(e.body_index):
+                    b = self.interface_loads_bodies[bi]
+                    if b in g.bodies:
+                        Keff[g.bodies.index(b)] += np.einsum("j,jab->ab", f[k], e.G[k])
+            for i, b in enumerate(g.bodies):
+                if b not in self._stability_bodies:
+                    continue
+                lam_min = float(np.linalg.eigvalsh(0.5 * (Keff[i] + Keff[i].T))[0])
+                if lam_min < 0.0:
+                    raise InstabilityError(self._instability_message(b, t, lam_min, site_loads))
+
+    def _instability_message(self, body, t, lam_min, site_loads) -> str:
+        """The body, the time and each joint load that stiffens or softens it, with the linear
+        buckling load of that load's direction (``K x = P G_fx x``)."""
+        per_joint: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for e, f in site_loads:
+            g = self.groups[e.group]
+            for k, bi in enumerate(e.body_index):
+                if self.interface_loads_bodies[bi] is not body or not np.any(e.G[k]):
+                    continue
+                row = g.rows.reshape(g.n, g.r)[e.instances[k], 0]
+                name = self.system.joints[self.row_joint[row]].name
+                F, G = per_joint.get(name, (np.zeros(6), e.G[k]))
+                per_joint[name] = (F + f[k], G)
+        parts = []
+        for name, (F, G) in per_joint.items():
+            w = np.linalg.eigvals(np.linalg.solve(body.K, G[0])).real
+            pcr = 1.0 / w.max() if w.max() > 0 else np.inf
+            parts.append(f"joint {name!r} pushes it with an axial (body x) compression of {-F[0]:.4g} N; "
+                         f"linear buckling load for that load {pcr:.4g} N")
+        return (f"flexible body {body.name!r} became unstable at t = {t:.6g} s: its stiffened modal stiffness "
+                f"is indefinite (lowest eigenvalue {lam_min:.4g}), so it buckles or diverges and the linear "
+                f"modal model is no longer valid" + ("; " + "; ".join(parts) if parts else "")
+                + ". Use a NonlinearBeam (or more modes) to follow the post-buckled motion.")
 
     def reactions(self, q, v, lam, t) -> tuple[np.ndarray, np.ndarray]:
         """Reaction force (N) and torque about the joint point (N m) that each joint

@@ -49,17 +49,26 @@ def cmd_verify(args) -> int:
         return 2
     import matplotlib
     matplotlib.use("Agg")
+    out = Path(args.out)
     started = framework.now_iso()
     t0 = time.perf_counter()
-    results = {}
-    for name in names:
-        print(f"suite {name}{' (quick)' if args.quick else ''}:", flush=True)
-        results[name] = framework.run_suite(name, args.quick, progress=lambda m: print(m, flush=True))
-    out = Path(args.out)
-    framework.write_report(out, results, time.perf_counter() - t0, started)
+    live = sys.stdout.isatty()        # on a terminal, also show the case that is running (overwritten)
+
+    def progress(line: str) -> None:
+        print(("\r\033[K" if live else "") + line, flush=True)
+
+    def on_start(line: str) -> None:
+        print("\r\033[K" + line, end="", flush=True)
+
+    print(f"flexmb verify: {len(names)} suite{'s' if len(names) != 1 else ''} ({', '.join(names)})"
+          f"{', quick subset' if args.quick else ''}; report in {out}/", flush=True)
+    results = framework.run_suites(names, args.quick, progress=progress, on_start=on_start if live else None)
+    wall = time.perf_counter() - t0
+    framework.write_report(out, results, wall, started, quick=args.quick)
     failed = [f"{s}/{c.name}" for s, cs in results.items() for c in cs if not c.passed]
     total = sum(len(cs) for cs in results.values())
-    print(f"{total - len(failed)} passed, {len(failed)} failed; report: {out / 'report.html'}, {out / 'results.json'}")
+    print(f"{total - len(failed)} passed, {len(failed)} failed in {int(wall) // 60}:{int(wall) % 60:02d}; "
+          f"report: {out / 'report.html'}, {out / 'results.json'}")
     if failed:
         print("failed: " + ", ".join(failed))
     return 1 if failed else 0
@@ -121,15 +130,32 @@ def cmd_modes(args) -> int:
     return 0
 
 
+def _suite_names() -> str:
+    try:
+        import verification
+        return ", ".join(verification.SUITES)
+    except ImportError:
+        return "none (the verification package is not installed)"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="flexmb", description="flexible multibody dynamics")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("info", help="versions and active linear-algebra backends")
     p.set_defaults(func=cmd_info)
-    p = sub.add_parser("verify", help="run verification suites and write results.json and report.html")
-    p.add_argument("suites", nargs="*", help="suite names (default: all)")
-    p.add_argument("--out", default="verification-report", help="output directory (default: %(default)s)")
-    p.add_argument("--quick", action="store_true", help="fast subset (the one the tests run)")
+    p = sub.add_parser("verify", help="run verification suites and write results.json and report.html",
+                       description="Run verification suites against their references; write DIR/results.json "
+                                   "(machine-readable) and DIR/report.html (one self-contained page: summary "
+                                   "table, notes and plots). Prints a line per finished case with an n/N "
+                                   "counter and the elapsed time. Exit status 0 if every case passes, 1 if "
+                                   "one fails, 2 on a usage error.",
+                       epilog=f"available suites: {_suite_names()}. The full suites take minutes; "
+                              "see docs/verification.md for the cases, sources and tolerances.")
+    p.add_argument("suites", nargs="*", metavar="SUITE", help="suites to run (default: all of them)")
+    p.add_argument("--out", default="verification-report", metavar="DIR",
+                   help="output directory (default: %(default)s)")
+    p.add_argument("--quick", action="store_true",
+                   help="fast subset: fewer cases and coarser settings (the one the tests run)")
     p.set_defaults(func=cmd_verify)
     p = sub.add_parser("modes", help="eigen-frequencies and a Craig-Bampton / free-free mode set of a mesh")
     p.add_argument("mesh", help="mesh file (Gmsh .msh, Abaqus .inp, ...)")

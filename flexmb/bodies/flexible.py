@@ -43,12 +43,16 @@ class FlexibleBody(Body):
             (``modes.stiffening``, docs/theory-stiffening.md); ``False`` gives the classic
             linear modal body, which softens and diverges at high spin.
         modal_coordinates, modal_velocities: initial eta and eta_dot (default 0).
+        stability_check: with stiffening, stop the simulation with an InstabilityError when the
+            stiffened modal stiffness turns indefinite after a step (the body buckles or diverges:
+            beyond that the linear modal body is invalid; docs/theory-flexible.md §2).
     """
 
     def __init__(self, modes: Any, position=(0.0, 0.0, 0.0), orientation=None, velocity=(0.0, 0.0, 0.0),
                  angular_velocity=(0.0, 0.0, 0.0), damping: float | Sequence[float] | None = None,
                  rayleigh: tuple[float, float] | None = None, stiffening: bool = True,
-                 modal_coordinates=None, modal_velocities=None, name: str | None = None):
+                 modal_coordinates=None, modal_velocities=None, stability_check: bool = True,
+                 name: str | None = None):
         super().__init__(name)
         owner = f"{self.kind} {self.name!r}"
         self.modes = self._check_modes(modes, owner)
@@ -71,6 +75,7 @@ class FlexibleBody(Body):
         self.K = np.asarray(self.modes.K, dtype=float)
         self.D = self._damping_matrix(damping, rayleigh, owner)
         self.stiffening = bool(stiffening)
+        self.stability_check = bool(stability_check)
         self.G_inertial, self.G_interfaces = _stiffening(self.modes, owner) if self.stiffening else (None, None)
         self._check_reference(owner)
 

@@ -75,6 +75,22 @@ class InterfaceLoads:
             handles.append((h_lam, h_q))
         return handles
 
+    def loads(self, q, evals, groups, lam) -> list[tuple[SiteRows, np.ndarray]]:
+        """Body-axes load ``f' = (F', M')`` (k, 6) at every site entry."""
+        out = []
+        for e in self.entries:
+            g, ev = groups[e.group], evals[e.group]
+            rows = g.rows.reshape(g.n, g.r)[e.instances]
+            jac = ev.jac.reshape(g.n, g.r, -1)[e.instances]
+            c0 = 7 * e.side
+            gvec = -np.einsum("krc,kr->kc", jac[:, :, c0:c0 + 7], lam[rows])
+            p = q[e.frame_cols[:, 3:7]]
+            At = np.swapaxes(rot.A(p), 1, 2)
+            F = np.einsum("kij,kj->ki", At, gvec[:, :3])
+            M = 0.5 * np.einsum("kij,kj->ki", rot.G(p), gvec[:, 3:]) - rot.cross(e.x_s, F)
+            out.append((e, np.concatenate([F, M], axis=1)))
+        return out
+
     def contributions(self, q, evals, groups, lam, jacobian: bool):
         """Per entry: (modal rows (k, m), residual (k, m), d/dlambda (k, m, r), d/dx_pair (k, m, nx))."""
         out = []

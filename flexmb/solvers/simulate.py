@@ -7,7 +7,7 @@ import time as _time
 
 import numpy as np
 
-from ..errors import ConvergenceError, ModelError, SingularConfigurationError
+from ..errors import ConvergenceError, InstabilityError, ModelError, SingularConfigurationError
 from ..results import Result
 from .generalized_alpha import AlphaParameters, AlphaStepper, NewtonFailure, StepState, failure_error
 from .initial import consistent_start, project_velocities
@@ -149,7 +149,7 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
                         "constraint. Start the model away from the singular position.")
             if velocity_projection:
                 s1.v = project_velocities(asm, s1.q, s1.v, s1.t)
-            p_nc1, p_drv1 = asm.step_end(s1.q, s1.v, s1.lam, s1.t, energy)
+            p_nc1, p_drv1 = asm.step_end(s1.q, s1.v, s1.lam, s1.t, energy, a=s1.vd)
             if energy:
                 w_nc += 0.5 * h_try * (p_nc + p_nc1)
                 w_drv += 0.5 * h_try * (p_drv + p_drv1)
@@ -170,7 +170,7 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
         exc.result = history.result(system, stats, str(exc), redundant_rows, prefix)
         raise
     except BaseException as exc:
-        if isinstance(exc, SingularConfigurationError):
+        if isinstance(exc, (SingularConfigurationError, InstabilityError)):
             exc.result = history.result(system, stats, str(exc), redundant_rows, prefix)
         if writer is not None:   # KeyboardInterrupt or any other error: keep what was computed
             writer.flush(snapshot())
