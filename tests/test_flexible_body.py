@@ -354,3 +354,29 @@ def test_node_load_stiffening_pinned_pinned_rod():
     assert ref / ref0 == pytest.approx(2.0, rel=0.05)
     assert midspan(True) == pytest.approx(ref, rel=2e-3)      # 6 modes: the static shape is nearly mode 1
     assert midspan(False) == pytest.approx(ref0, rel=2e-3)
+
+
+def test_buckling_is_detected_with_time_and_load():
+    """A pinned-pinned rod (chord-frame modes) compressed through its end joint by a force ramped to
+    1.5 x the Euler load: with stability_check the run stops when the stiffened modal stiffness turns
+    indefinite, near P = P_cr (quasi-static ramp), naming the time, the joint and the load."""
+    from flexmb.errors import InstabilityError
+    L, n = 1.0, 10
+    steel = Material(E=2.1e11, nu=0.3, rho=7850.0)
+    sec = BeamSection.rectangle(0.02, 0.02)
+    model = FEModel(line_mesh(n, L), steel, sections=sec, beam="euler-bernoulli")
+    held = np.unique(np.concatenate([model.dofs(0, ["ux", "uy", "uz", "rx"]), model.dofs(n, ["uy", "uz"]),
+                                     model.dofs(np.arange(n + 1), ["uz", "rx", "ry"])]))
+    modes = craig_bampton(model, None, n_modes=2, fixed=held)
+    P_cr = np.pi ** 2 * steel.E * sec.Iz / L ** 2
+    s = fm.System()
+    rod = s.add(fm.FlexibleBody(modes, damping=0.05, stability_check=True, name="rod"))
+    s.add(fm.Fixed(s.ground, rod, (0, 0, 0)))
+    slider = s.add(fm.RigidBody(0.1, (1e-4, 1e-4, 1e-4), position=(L, 0, 0)))
+    s.add(fm.Prismatic(s.ground, slider, (L, 0, 0), (1, 0, 0)))
+    s.add(fm.Spherical(rod.node(n), slider, (L, 0, 0), name="pin"))
+    s.add(fm.Force(slider, lambda t: (-1.5 * P_cr * t, 0.0, 0.0)))
+    with pytest.raises(InstabilityError, match=r"'rod' became unstable at t = 0\.6[0-9]* s.*joint 'pin'.*"
+                                               r"compression of 2\.76[0-9]*e\+04 N.*buckling load for that load 2\.76") as err:
+        fm.simulate(s, 1.0, 1e-3)
+    assert err.value.result.t[-1] == pytest.approx(1.0 / 1.5, abs=5e-3)   # P(t) = P_cr at t = 2/3 s

@@ -45,13 +45,16 @@ class FlexibleBody(Body):
         modal_coordinates, modal_velocities: initial eta and eta_dot (default 0).
         stability_check: with stiffening, stop the simulation with an InstabilityError when the
             stiffened modal stiffness turns indefinite after a step (the body buckles or diverges:
-            beyond that the linear modal body is invalid; docs/theory-flexible.md §2).
+            beyond that the linear modal body is invalid; docs/theory-flexible.md §2). The check
+            sees the body alone, so it is right when the mode set's reference conditions are the
+            body's real supports (e.g. pinned-pinned modes of a coupler between two pins); joints
+            that add support the modes do not hold (a guided free end) make it report too early.
     """
 
     def __init__(self, modes: Any, position=(0.0, 0.0, 0.0), orientation=None, velocity=(0.0, 0.0, 0.0),
                  angular_velocity=(0.0, 0.0, 0.0), damping: float | Sequence[float] | None = None,
                  rayleigh: tuple[float, float] | None = None, stiffening: bool = True,
-                 modal_coordinates=None, modal_velocities=None, stability_check: bool = True,
+                 modal_coordinates=None, modal_velocities=None, stability_check: bool = False,
                  name: str | None = None):
         super().__init__(name)
         owner = f"{self.kind} {self.name!r}"

@@ -123,7 +123,7 @@ def build(model: str, rocker_factor: float = 1.0, n: int = N_ELEMENTS, n_modes: 
     elif model == "modal-pinned":
         modes = craig_bampton(fe, None, n_modes=n_modes, fixed=chord_frame_dofs(fe, n))
         coupler = s.add(fm.FlexibleBody(modes, position=A, orientation=R2, damping=0.01, stiffening=True,
-                                        name="coupler"))
+                                        stability_check=True, name="coupler"))
         site_A, site_B = coupler.node(0), coupler.node(n)
     elif model == "modal-freefree":
         ff = free_free_modes(fe, 6)
