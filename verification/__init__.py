@@ -8,5 +8,6 @@ SUITES = {
     "rigid": "verification.rigid",
     "fem": "verification.fem",
     "rotating-beam": "verification.rotating_beam",
+    "crank-rocker": "verification.crank_rocker",
 }
-DEFAULT_SUITES = ["rigid", "fem", "rotating-beam"]
+DEFAULT_SUITES = ["rigid", "fem", "rotating-beam", "crank-rocker"]
