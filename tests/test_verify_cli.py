@@ -1,5 +1,6 @@
 """`flexmb verify rigid --quick` end to end: exit code, results.json schema (DESIGN.md §9), report."""
 import json
+import re
 import subprocess
 import sys
 
@@ -11,6 +12,7 @@ def test_verify_rigid_quick(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "flexmb.cli", "verify", "rigid", "--quick", "--out", str(out)],
                           capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert re.search(r"^\[\s*\d+/\d+ \d+:\d\d\] rigid/double-pendulum: pass \(", proc.stdout, re.M), proc.stdout
     doc = json.loads((out / "results.json").read_text(), parse_constant=lambda c: pytest.fail(f"non-JSON {c}"))
     assert {"flexmb_version", "started", "wall_s", "suites"} <= set(doc)
     cases = doc["suites"]["rigid"]["cases"]
@@ -22,6 +24,7 @@ def test_verify_rigid_quick(tmp_path):
         assert c["source"] and set(c["tolerance"]) <= set(c["metrics"])
     html = (out / "report.html").read_text()
     assert "<table id='summary'>" in html and "data:image/png;base64," in html
+    assert html.count("<img ") >= len(cases) and "<script" not in html
 
 
 def test_verify_unknown_suite_fails(tmp_path):
