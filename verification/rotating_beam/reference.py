@@ -12,9 +12,9 @@ a material point at x has position r = (x + u, v) in B and inertial acceleration
 Kane's equations with partial velocities dr/dz give, for coordinates z,
     int rho A (dr/dz)^T a dx + K z = 0,   i.e.   M(z) z'' = f(z, z', t)                 (R2)
     M = int rho A J^T J dx,  J = dr/dz,  f = -int rho A J^T (a - J z'') dx - K z.
-Models (the strain energy is U = 1/2 int EA s'^2 + EI v''^2 dx in all of them):
+Models (strain energy U = 1/2 int EA s'^2 + EI v''^2 dx in the first three):
 
-* ``"stretch"`` (the reference): Kane-Ryan-Banerjee stretch kinematics, axial stretch s = Phi_s p
+* ``"stretch"`` (the suite's named reference): Kane-Ryan-Banerjee stretch kinematics, axial stretch s = Phi_s p
   (clamped-free axial modes sin((2i-1) pi x / 2L)), transverse v = Psi q (clamped-free bending
   eigenfunctions), u = s - 1/2 int_0^x v'^2 = Phi_s p - 1/2 q^T G(x) q with G(x) = int_0^x Psi' Psi'^T.
   Equations (R2) are kept complete (no linearisation): centrifugal, Coriolis, Euler (angular
@@ -24,14 +24,26 @@ Models (the strain energy is U = 1/2 int EA s'^2 + EI v''^2 dx in all of them):
   geometric stiffness Omega^2 int rho A (L^2 - x^2)/2 Psi' Psi'^T (seed 002 eq. 3.52).
 * ``"linear"``: conventional linear modal model, u = s (no foreshortening): spin softening
   -Omega^2 M but no geometric stiffening (seed 002 eq. 9.17); unstable for Omega > omega_1.
-* ``"elastica"``: a geometrically exact, inextensible check: the slope angle theta = Psi' a / L,
-  r(x) = int_0^x (cos theta, sin theta), bending energy 1/2 int EI theta'^2; no truncation of the
-  kinematics at all, so its difference from ``"stretch"`` measures the model-form error of the
-  second-order foreshortening (and of the axial flexibility, which the elastica leaves out).
+* ``"elastica"``: a geometrically exact check (Reissner kinematics without shear; with
+  ``n_axial = 0`` the inextensible elastica): axial strain eps = Phi_s' p, slope angle
+  theta = Psi' a / L, r(x) = int_0^x (1 + eps)(cos theta, sin theta), energy
+  1/2 int EA eps^2 + EI theta'^2. No truncation of the kinematics at all, so its difference from
+  ``"stretch"`` measures the model-form error of the second-order foreshortening and of the linear
+  curvature v'' that the stretch formulation uses.
+* ``"elastica_vcurv"``: the elastica kinematics with the bending energy 1/2 int EI v''^2,
+  v'' = d/dx[(1 + eps) sin theta]: exact foreshortening but linear curvature, i.e. the kinematics of a
+  beam with full Green-Lagrange axial strain and curvature v''; it splits the stretch-elastica gap
+  into its foreshortening and curvature parts.
 
 All integrals over x use composite Gauss-Legendre quadrature; integrals from 0 to x at the quadrature
 points use a nested Gauss rule on [element start, x], so G(x) and the elastica positions are exact to
 round-off. Cantilever eigenfunctions are evaluated in a form that does not cancel for large beta.
+
+Discretisation and integration errors are below 1e-5 relative (reference_data.json, provenance); the
+models differ from each other by O(tip slope^2), up to 0.9 % in tip_min at Omega_s = 10 rad/s ("stretch"
+vs "elastica"). Compare a first-order (modal, geometric-stiffness) model with "stretch_linearized", a
+beam with axial strain u' + v'^2/2 and curvature v'' (Green-Lagrange / von Karman) with "stretch", a
+geometrically exact beam with "elastica", a linear modal model with "linear".
 """
 from __future__ import annotations
 
@@ -40,7 +52,7 @@ import math
 import numpy as np
 from scipy.integrate import solve_ivp
 from scipy.interpolate import CubicSpline
-from scipy.linalg import eigh, lu_factor, lu_solve
+from scipy.linalg import eigh
 from scipy.optimize import brentq
 
 L = 10.0            # m
@@ -52,8 +64,8 @@ T_END = 20.0        # s
 OMEGA_S_CASES = (2.0, 4.0, 6.0, 10.0)
 DT_OUT = 0.01       # s, output grid of spin_up
 DIVERGENCE_LIMIT = 0.5 * L   # |tip| beyond this ends the run and marks it diverged
-MODELS = ("stretch", "stretch_linearized", "linear", "elastica")
-DEFAULTS = {"n_bending": 6, "n_axial": 3, "rtol": 1e-10}
+MODELS = ("stretch", "stretch_linearized", "linear", "elastica", "elastica_vcurv")
+DEFAULTS = {"n_bending": 8, "n_axial": 2, "rtol": 1e-10}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -137,6 +149,30 @@ class _Quadrature:
         return out.reshape((ne * ng,) + tail), tot.sum(axis=0).reshape(tail)
 
 
+def jacobians(beam, z0, om, omd=0.0, h=1e-30):
+    """df/dz and df/dz' of a beam's (R2) at (z0, z' = 0) by complex step (exact to round-off)."""
+    n = beam.n
+    Jz = np.empty((n, n))
+    Jv = np.empty((n, n))
+    zero = np.zeros(n, dtype=complex)
+    for k in range(n):
+        dz = zero.copy()
+        dz[k] = 1j * h
+        Jz[:, k] = beam.mass_force(z0 + dz, zero, om, omd)[1].imag / h
+        Jv[:, k] = beam.mass_force(z0 + zero, dz, om, omd)[1].imag / h
+    return Jz, Jv
+
+
+def equilibrium(beam, om):
+    """Steady-spin equilibrium: centrifugal stretch, no bending (f is linear in p when q = 0)."""
+    z = np.zeros(beam.n)
+    for _ in range(3):
+        Jz, _ = jacobians(beam, z, om)
+        f = beam.mass_force(z, np.zeros(beam.n), om, 0.0)[1]
+        z = z - np.linalg.solve(Jz, f)
+    return z
+
+
 # ----------------------------------------------------------------------------------------------
 # assumed-mode models
 # ----------------------------------------------------------------------------------------------
@@ -182,6 +218,9 @@ class StretchBeam:
     def tip(self, z):
         return self.psi_tip @ z[self.ns:]
 
+    def strain_energy(self, z):
+        return float(0.5 * z @ self.K @ z)
+
     def positions(self, z):
         """(r_x, r_y or r_z) of the quadrature points in the hub frame."""
         p, q = self.split(z)
@@ -210,27 +249,11 @@ class StretchBeam:
         f = -(Jx.T @ (W * ax) + Jt.T @ (W * at)) - self.K @ z
         return M, f
 
-    # linearisation by complex step: exact derivatives, f is a polynomial in (z, z')
-    def jacobians(self, z0, om, omd=0.0, h=1e-30):
-        n = self.n
-        Jz = np.empty((n, n))
-        Jv = np.empty((n, n))
-        zero = np.zeros(n, dtype=complex)
-        for k in range(n):
-            dz = zero.copy()
-            dz[k] = 1j * h
-            Jz[:, k] = self.mass_force(z0 + dz, zero, om, omd)[1].imag / h
-            Jv[:, k] = self.mass_force(z0 + zero, dz, om, omd)[1].imag / h
-        return Jz, Jv
+    def jacobians(self, z0, om, omd=0.0):
+        return jacobians(self, z0, om, omd)
 
     def equilibrium(self, om):
-        """Steady-spin equilibrium: centrifugal stretch p*, q = 0 (f is linear in p when q = 0)."""
-        z = np.zeros(self.n)
-        for _ in range(3):
-            Jz, _ = self.jacobians(z, om)
-            f = self.mass_force(z, np.zeros(self.n), om, 0.0)[1]
-            z = z - np.linalg.solve(Jz, f)
-        return z
+        return equilibrium(self, om)
 
     def linear_operators(self):
         """f(z, z', t) = Omega^2 (f2 + A2 z) + Omega_dot (f1 + A1 z) - K z + Omega B1 z' to first order."""
@@ -245,48 +268,95 @@ class StretchBeam:
 
 
 class Elastica:
-    """Inextensible, geometrically exact planar beam in the hub frame; theta(x) = Psi'(x) a (a in metres)."""
+    """Geometrically exact planar beam in the hub frame (Reissner kinematics without shear).
 
-    def __init__(self, n_bending=DEFAULTS["n_bending"], quad=(16, 10)):
-        self.n = self.nv = int(n_bending)
+    Axial strain eps = Phi_s' p (so that int_0^L eps = Phi_s(L) p as in the stretch model), slope angle
+    theta = Psi' a / L (a in metres: v ~ Psi a for small slopes), centreline
+    r(x) = int_0^x (1 + eps)(cos theta, sin theta); energy 1/2 int EA eps^2 + EI theta'^2 (the same K as
+    the stretch model). ``n_axial = 0``: inextensible elastica. No truncation of the kinematics.
+    ``curvature="v''"`` replaces theta' by v'' = d/dx[(1 + eps) sin theta] in the bending energy: a
+    diagnostic with exact foreshortening but the curvature of the stretch / Green-Lagrange beams.
+    """
+
+    def __init__(self, n_bending=DEFAULTS["n_bending"], n_axial=0, quad=(16, 10), curvature="exact"):
+        self.nv, self.ns = int(n_bending), int(n_axial)
+        self.n = self.nv + self.ns
         Q = self.Q = _Quadrature(*quad)
         self.betas = cantilever_roots(self.nv)
         pts = np.concatenate([Q.x, Q.xs])
         self.D = np.array([bending_shape(pts / L, b)[1] for b in self.betas]).T.reshape(len(pts), self.nv) / L
+        k = (2.0 * np.arange(1, self.ns + 1) - 1.0) * math.pi / (2.0 * L)
+        self.E = np.cos(np.outer(pts, k)) * k                                       # Phi_s' (P, ns)
         ddPsi = np.array([bending_shape(Q.x / L, b)[2] for b in self.betas]).T.reshape(len(Q.x), self.nv) / L**2
-        self.K = EI * (ddPsi.T * Q.w) @ ddPsi
+        K = np.zeros((self.n, self.n))
+        N = self.N = len(Q.x)
+        K[:self.ns, :self.ns] = EA * (self.E[:N].T * Q.w) @ self.E[:N]
+        self.linear_curvature = {"exact": False, "v''": True}[curvature]
+        if self.linear_curvature:
+            self.Dp, self.Ep = ddPsi, -np.sin(np.outer(Q.x, k)) * k * k             # theta', eps' shapes
+        else:
+            K[self.ns:, self.ns:] = EI * (ddPsi.T * Q.w) @ ddPsi
+        self.K = K
         self.W = RHO_A * Q.w
-        self.N = len(Q.x)
+
+    def _kappa(self, z):
+        """v'' = eps' sin theta + (1 + eps) cos theta theta' at the nodes and d v'' / dz."""
+        ns, N = self.ns, self.N
+        p, a = z[:ns], z[ns:]
+        E, D = self.E[:N], self.D[:N]
+        st, ep = 1.0 + E @ p, self.Ep @ p
+        th, thp = D @ a, self.Dp @ a
+        c, s = np.cos(th), np.sin(th)
+        kap = ep * s + st * c * thp
+        dk = np.concatenate([self.Ep * s[:, None] + E * (c * thp)[:, None],
+                             (ep * c - st * s * thp)[:, None] * D + (st * c)[:, None] * self.Dp], axis=1)
+        return kap, dk
+
+    def strain_energy(self, z):
+        U = 0.5 * z @ self.K @ z
+        if self.linear_curvature:
+            kap, _ = self._kappa(z)
+            U = U + 0.5 * EI * (self.Q.w @ (kap * kap))
+        return float(U)
 
     def _cum(self, f):
         return self.Q.cumulative(f[:self.N], f[self.N:])
 
-    def tip(self, a):
-        th = self.D @ a
-        return self._cum(np.sin(th))[1]
-
-    def positions(self, a):
-        th = self.D @ a
-        pos, _ = self._cum(np.stack([np.cos(th), np.sin(th)], axis=1))
+    def positions(self, z):
+        st = 1.0 + self.E @ z[:self.ns]
+        th = self.D @ z[self.ns:]
+        pos, _ = self._cum(np.stack([st * np.cos(th), st * np.sin(th)], axis=1))
         return pos[:, 0], pos[:, 1]
 
-    def mass_force(self, a, ad, om, omd):
-        n = self.n
-        th, thd = self.D @ a, self.D @ ad
+    def tip(self, z):
+        st = 1.0 + self.E @ z[:self.ns]
+        return self._cum(st * np.sin(self.D @ z[self.ns:]))[1]
+
+    def mass_force(self, z, zd, om, omd):
+        ns, n = self.ns, self.n
+        st, ed = 1.0 + self.E @ z[:ns], self.E @ zd[:ns]                   # 1 + eps, eps'
+        th, thd = self.D @ z[ns:], self.D @ zd[ns:]
         c, s = np.cos(th), np.sin(th)
-        th2 = thd * thd
-        # one cumulative integral of all integrands: r, J = dr/da, J' a'
-        F = np.concatenate([c[:, None], s[:, None], -s[:, None] * self.D, c[:, None] * self.D,
-                            (-c * th2)[:, None], (-s * th2)[:, None]], axis=1)
+        # one cumulative integral of every integrand: r, J = dr/dz (axial | bending), J' z'
+        #   r' = (1+eps) t,  dr'/dp = Phi_s' t,  dr'/da = (1+eps) Psi'/L n,  t = (c, s), n = (-s, c)
+        #   (r')'' - J' z'' = 2 eps' theta' n - (1+eps) theta'^2 t
+        sn = st * thd * thd
+        F = np.concatenate([(st * c)[:, None], (st * s)[:, None],
+                            c[:, None] * self.E, (-st * s)[:, None] * self.D,
+                            s[:, None] * self.E, (st * c)[:, None] * self.D,
+                            (-2.0 * ed * thd * s - sn * c)[:, None], (2.0 * ed * thd * c - sn * s)[:, None]], axis=1)
         I, _ = self._cum(F)
         rx, ry = I[:, 0], I[:, 1]
         Jx, Jy = I[:, 2:2 + n], I[:, 2 + n:2 + 2 * n]
-        rdx, rdy = Jx @ ad, Jy @ ad
+        rdx, rdy = Jx @ zd, Jy @ zd
         ax = I[:, -2] - 2.0 * om * rdy - omd * ry - om * om * rx
         ay = I[:, -1] + 2.0 * om * rdx + omd * rx - om * om * ry
         W = self.W
         M = (Jx.T * W) @ Jx + (Jy.T * W) @ Jy
-        f = -(Jx.T @ (W * ax) + Jy.T @ (W * ay)) - self.K @ a
+        f = -(Jx.T @ (W * ax) + Jy.T @ (W * ay)) - self.K @ z
+        if self.linear_curvature:
+            kap, dk = self._kappa(z)
+            f = f - EI * (dk.T @ (self.Q.w * kap))
         return M, f
 
 
@@ -329,8 +399,8 @@ def _system(model, omega_s, T_s, n_bending, n_axial, quad):
             om, omd = _spin(t, omega_s, T_s)
             return np.block([[np.zeros((n, n)), np.eye(n)], [om * om * A2 + omd * A1 - K, om * B1]])
         return rhs, jac, lambda y: beam.tip(y[:n]), n, beam
-    if model == "elastica":
-        beam = Elastica(n_bending, quad=quad)
+    if model in ("elastica", "elastica_vcurv"):
+        beam = Elastica(n_bending, n_axial, quad=quad, curvature="exact" if model == "elastica" else "v''")
         n = beam.n
 
         def rhs(t, y):
@@ -353,7 +423,7 @@ def integrate(omega_s, model="stretch", n_bending=None, n_axial=None, rtol=None,
     rtol = DEFAULTS["rtol"] if rtol is None else rtol
     atol = rtol * 1e-2 if atol is None else atol          # coordinates in m; tip 1e-2 .. 1 m
     if method is None:
-        method = "Radau" if (n_axial > 0 and model != "elastica") else "DOP853"
+        method = "Radau" if n_axial > 0 else "DOP853"
     rhs, jac, tipf, n, beam = _system(model, float(omega_s), T_s, n_bending, n_axial, quad)
     grid = np.round(np.arange(0.0, t_end + 0.5 * dt_out, dt_out), 10)
 
@@ -387,7 +457,7 @@ def integrate(omega_s, model="stretch", n_bending=None, n_axial=None, rtol=None,
 def spin_up(omega_s, model="stretch", n_bending=None, n_axial=None, rtol=None, **kw):
     """Tip deflection (m, y in the hub frame) on the grid 0, 0.01, ..., 20 s for final spin ``omega_s``.
 
-    ``model``: "stretch" (reference), "stretch_linearized", "linear", "elastica" (see module doc).
+    ``model``: "stretch", "stretch_linearized", "linear", "elastica", "elastica_vcurv" (module doc).
     A run whose |tip| exceeds L/2 stops there (grid truncated); ``metrics`` then reports diverged.
     """
     r = integrate(omega_s, model, n_bending, n_axial, rtol, **kw)
@@ -397,10 +467,9 @@ def spin_up(omega_s, model="stretch", n_bending=None, n_axial=None, rtol=None, *
 def jacobi_integral(beam, z, zd, omega):
     """Jacobi integral 1/2 z'^T M z' + U - 1/2 Omega^2 int rho A |r|^2 dx: constant while Omega is
     (the spin is prescribed, so it is the conserved quantity of the hub-frame equations)."""
-    n = beam.n
     M, _ = beam.mass_force(z, zd, omega, 0.0)
     rx, ry = beam.positions(z)
-    return float(0.5 * zd @ M @ zd + 0.5 * z @ beam.K @ z - 0.5 * omega**2 * (beam.W @ (rx * rx + ry * ry)))
+    return float(0.5 * zd @ M @ zd + beam.strain_energy(z) - 0.5 * omega**2 * (beam.W @ (rx * rx + ry * ry)))
 
 
 def _extremum(t, y, i):
@@ -475,15 +544,21 @@ def frequencies(omega, model="stretch", n_bending=8, n_axial=4, gyroscopic=True)
     """First two in-plane (chordwise) circular frequencies (rad/s) about steady spin ``omega``.
 
     ``model`` "stretch": linearised about the centrifugal equilibrium (geometric stiffening, spin
-    softening, Coriolis coupling to the axial modes); "linear": without foreshortening (seed 002 eq.
-    9.17, spin-softened, K - Omega^2 M). ``gyroscopic=False`` drops the axial modes and Coriolis terms
-    (seed 002 eqs. 9.16/9.17 exactly). A negative value means omega^2 < 0: the model is statically
-    unstable there and diverges with growth rate |omega|.
+    softening, Coriolis coupling to the axial modes); "elastica": the same from the geometrically exact
+    model (an independent check); "linear": without foreshortening (seed 002 eq. 9.17, spin-softened,
+    K - Omega^2 M). ``gyroscopic=False`` drops the axial modes and Coriolis terms (seed 002 eqs.
+    9.16/9.17 exactly). A negative value means omega^2 < 0: the model is statically unstable there and
+    diverges with growth rate |omega|.
     """
-    beam = StretchBeam(n_bending, n_axial, foreshortening=(model == "stretch"))
-    z0 = beam.equilibrium(omega)
+    if model == "elastica":
+        beam = Elastica(n_bending, n_axial)
+    elif model in ("stretch", "linear"):
+        beam = StretchBeam(n_bending, n_axial, foreshortening=(model == "stretch"))
+    else:
+        raise ValueError(f"unknown model {model!r}")
+    z0 = equilibrium(beam, omega)
     M = beam.mass_force(z0, np.zeros(beam.n), omega, 0.0)[0]
-    Jz, Jv = beam.jacobians(z0, omega)
+    Jz, Jv = jacobians(beam, z0, omega)
     if gyroscopic:
         w2 = _gyro_frequencies(M, Jz, Jv)
     else:
