@@ -29,7 +29,7 @@ from flexmb.fem.materials import Material
 from flexmb.fem.mesh import FEMesh
 from flexmb.fem.model import FEModel
 from flexmb.fem.sections import BeamSection
-from flexmb.reduction import craig_bampton, free_free_modes
+from flexmb.reduction import craig_bampton, free_free_modes, inertia_invariants
 
 A1, A2, A3, A4 = 0.102, 0.610, 0.406, 0.559
 J1, J3 = 0.00707 + 0.565, 0.01245
@@ -115,7 +115,7 @@ def build(model: str, rocker_factor: float = 1.0, n: int = N_ELEMENTS, n_modes: 
     fe = coupler_fe(n)
     R2 = rot.from_axis_angle(z, th2)
     if model == "rigid":
-        inv = fe and __import__("flexmb.reduction", fromlist=["inertia_invariants"]).inertia_invariants(fe)
+        inv = inertia_invariants(fe)
         c = inv.center_of_mass
         J_cm = inv.inertia - inv.mass * (c @ c * np.eye(3) - np.outer(c, c))
         coupler = s.add(fm.RigidBody(inv.mass, J_cm, position=A + rot.A(R2) @ c, orientation=R2, name="coupler"))
