@@ -73,6 +73,22 @@ class Site:
         raise NotImplementedError
 
 
+def attach(site_a, site_b, spec: dict) -> tuple[dict, dict]:
+    """Body-fixed vectors and their deformation shapes for ``name -> ("point" | "vector", global
+    value at the start)``: names ending in ``_j`` attach to ``site_b``, the others to ``site_a``.
+    Returns ``(vectors, shapes)``; shapes only for flexible sides (docs/theory-flexible.md §3)."""
+    vectors, shapes = {}, {}
+    for key, (what, value) in spec.items():
+        site = site_b if key.endswith("_j") else site_a
+        if what == "point":
+            vectors[key], S = site.to_local_point(value), site.point_shape(value)
+        else:
+            vectors[key], S = site.to_local_vector(value), site.vector_shape(value)
+        if S.shape[1]:
+            shapes[key] = S
+    return vectors, shapes
+
+
 def check_body_pair(owner: str, body_a, body_b) -> None:
     """Refuse a non-body or a connection of a body to itself (ModelError naming ``owner``).
 

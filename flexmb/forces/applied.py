@@ -21,6 +21,18 @@ def _load_vector(value, owner: str):
     return v
 
 
+def load_value(vector, t: float, owner: str) -> np.ndarray:
+    """A constant 3-vector, or ``vector(t)`` checked for shape and finiteness."""
+    if not callable(vector):
+        return vector
+    v = np.asarray(vector(t), dtype=float).reshape(-1)
+    if v.shape != (3,):
+        raise ModelError(f"{owner}: f(t) must return 3 numbers, got shape {v.shape}")
+    if not np.all(np.isfinite(v)):
+        raise NonFiniteError(f"{owner}: f({t:.6g}) returned {v.tolist()}")
+    return v
+
+
 class _Load(ForceElement):
     def __init__(self, body: Body, vector, body_fixed: bool, name):
         super().__init__(name)
@@ -35,14 +47,7 @@ class _Load(ForceElement):
         return (self.body,)
 
     def value(self, t: float) -> np.ndarray:
-        if not callable(self.vector):
-            return self.vector
-        v = np.asarray(self.vector(t), dtype=float).reshape(-1)
-        if v.shape != (3,):
-            raise ModelError(f"{self.owner}: f(t) must return 3 numbers, got shape {v.shape}")
-        if not np.all(np.isfinite(v)):
-            raise NonFiniteError(f"{self.owner}: f({t:.6g}) returned {v.tolist()}")
-        return v
+        return load_value(self.vector, t, self.owner)
 
 
 class Force(_Load):

@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import rotations as rot
 from ..errors import ModelError
-from .applied import _load_vector
+from .applied import _load_vector, load_value
 from .base import ForceElement
 
 __all__ = ["NodalForce", "NodalForceGroup"]
@@ -38,12 +38,7 @@ class NodalForce(ForceElement):
         return (self.body,)
 
     def value(self, t: float) -> np.ndarray:
-        if not callable(self.vector):
-            return self.vector
-        v = np.asarray(self.vector(t), dtype=float).reshape(-1)
-        if v.shape != (3,) or not np.all(np.isfinite(v)):
-            raise ModelError(f"{self.owner}: f({t:.6g}) must return 3 finite numbers, got {v.tolist()}")
-        return v
+        return load_value(self.vector, t, self.owner)
 
 
 def _node_ids(body, nodes, owner: str) -> np.ndarray:

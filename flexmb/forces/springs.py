@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import kinematics as kin
-from ..bodies.base import Body, check_body_pair
+from ..bodies.base import Body, attach, check_body_pair
 from ..errors import ModelError, NonFiniteError
 from ..joints.base import perpendicular_pair, point3, unit
 from ..joints.kernels import modal_counts, pair_columns, stack_shapes
@@ -62,15 +62,7 @@ class _PairForce(ForceElement):
     def _attached(self, measure: str, spec: dict, k: float, c: float, x0: float, label: str) -> SpringPrimitive:
         """A spring primitive from ``name -> ("point" | "vector", global value)`` (``*_i`` on
         site a, ``*_j`` on site b)."""
-        vectors, shapes = {}, {}
-        for key, (what, value) in spec.items():
-            site = self.site_b if key.endswith("_j") else self.site_a
-            if what == "point":
-                vectors[key], S = site.to_local_point(value), site.point_shape(value)
-            else:
-                vectors[key], S = site.to_local_vector(value), site.vector_shape(value)
-            if S.shape[1]:
-                shapes[key] = S
+        vectors, shapes = attach(self.site_a, self.site_b, spec)
         return SpringPrimitive(measure, self.body_a, self.body_b, vectors, k, c, x0, label, shapes)
 
     @property

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..bodies.base import Body, check_body_pair
+from ..bodies.base import Body, attach, check_body_pair
 from ..errors import ModelError
 from ..timefunctions import TimeFunction
 
@@ -104,15 +104,7 @@ class Joint:
     def _attached(self, kind: str, spec: dict, label: str, driver=None, scalar: float = 0.0) -> Primitive:
         """A primitive from ``name -> ("point" | "vector", global value)``; names ending
         in ``_i`` attach to site a, ``_j`` to site b (with their deformation shapes)."""
-        vectors, shapes = {}, {}
-        for key, (what, value) in spec.items():
-            site = self.site_b if key.endswith("_j") else self.site_a
-            if what == "point":
-                vectors[key], S = site.to_local_point(value), site.point_shape(value)
-            else:
-                vectors[key], S = site.to_local_vector(value), site.vector_shape(value)
-            if S.shape[1]:
-                shapes[key] = S
+        vectors, shapes = attach(self.site_a, self.site_b, spec)
         sites = tuple(x if x is not x.body else None for x in (self.site_a, self.site_b))
         return Primitive(kind, self.body_a, self.body_b, vectors, f"{self.owner} {label}", driver, scalar, shapes,
                          sites)
