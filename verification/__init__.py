@@ -9,5 +9,6 @@ SUITES = {
     "fem": "verification.fem",
     "rotating-beam": "verification.rotating_beam",
     "crank-rocker": "verification.crank_rocker",
+    "slider-crank": "verification.slider_crank",
 }
-DEFAULT_SUITES = ["rigid", "fem", "rotating-beam", "crank-rocker"]
+DEFAULT_SUITES = ["rigid", "fem", "rotating-beam", "crank-rocker", "slider-crank"]
