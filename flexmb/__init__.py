@@ -5,7 +5,8 @@ force elements, and implicit generalized-alpha integration. See docs/guide.md.
 """
 __version__ = "0.1.0"
 
-from . import errors
+from . import contact, errors
+from .contact import SpherePlaneContact, SphereSphereContact
 from .bodies import Body, FlexibleBody, Ground, NonlinearBeam, RigidBody
 from .forces import Bushing, DCMotor, Force, NodalForce, RotationalSpringDamper, SpringDamper, Torque, UserForce, wrench_to_generalized
 from .joints import Cylindrical, Distance, Driver, Fixed, Joint, Planar, Prismatic, Revolute, Spherical, Universal
@@ -20,6 +21,6 @@ load_result = Result.load
 __all__ = [
     "__version__", "errors", "System", "Body", "Ground", "RigidBody", "FlexibleBody", "NonlinearBeam",
     "Joint", "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar", "Distance",
-    "Driver", "Force", "Torque", "NodalForce", "DCMotor", "campbell", "CampbellDiagram", "SpringDamper", "RotationalSpringDamper", "Bushing", "UserForce",
+    "Driver", "Force", "Torque", "NodalForce", "DCMotor", "SpherePlaneContact", "SphereSphereContact", "contact", "campbell", "CampbellDiagram", "SpringDamper", "RotationalSpringDamper", "Bushing", "UserForce",
     "wrench_to_generalized", "TimeFunction", "simulate", "Result", "load_result",
 ]

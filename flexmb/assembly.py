@@ -27,6 +27,7 @@ from .bodies.interface_loads import InterfaceLoads
 from .bodies.rigid import NormalizationGroup, RigidBody, RigidBodyGroup
 from .errors import InstabilityError, ModelError
 from .forces.applied import AppliedLoadGroup, Force, Torque
+from .contact.pairs import ContactGroup, SpherePlaneContact, SphereSphereContact
 from .forces.motor import DCMotor, DCMotorGroup
 from .forces.nodal import NodalForce, NodalForceGroup
 from .forces.springs import ScalarSpringGroup
@@ -108,6 +109,10 @@ class Assembly:
         motors = [f for f in system.forces if isinstance(f, DCMotor)]
         self.motors = [DCMotorGroup([f for f in motors if (f.joint.body_a.n_modes, f.joint.body_b.n_modes) == k], self.nq)
                        for k in sorted({(f.joint.body_a.n_modes, f.joint.body_b.n_modes) for f in motors})]
+        contacts = [f for f in system.forces if isinstance(f, (SpherePlaneContact, SphereSphereContact))]
+        keys = sorted({(type(c).__name__, c.body_a.n_modes, c.body_b.n_modes) for c in contacts})
+        self.contacts = [ContactGroup([c for c in contacts if (type(c).__name__, c.body_a.n_modes, c.body_b.n_modes) == k],
+                                      self.nq) for k in keys]
         users = [f for f in system.forces if isinstance(f, UserForce)]
         self.users = UserForceGroup(users) if users else None
         self._build_patterns()
@@ -129,7 +134,8 @@ class Assembly:
         v, a = rng.standard_normal((2, self.nq))
         lam = rng.standard_normal(self.m)
         blocks = self.residual(q, v, a, lam, 0.0, coef=(1.0, 1.0, 1.0, 1.0, 1.0), _raw=True)
-        keep_full = {self._h["I"], self._h["D"], self._h.get("loads", -1), *self._h["users"]}
+        # blocks whose structure the probe cannot see: user functions of time, contacts (zero when apart)
+        keep_full = {self._h["I"], self._h["D"], self._h.get("loads", -1), *self._h["users"], *self._h["contacts"]}
         shapes = self.pattern.shapes
         structures = [None if (k in keep_full or b is None) else (np.abs(np.asarray(b)) > 0).reshape(shapes[k])
                       for k, b in enumerate(blocks)]
@@ -155,6 +161,7 @@ class Assembly:
         h["springs"] = [add(g.scatter, g.scatter) for g in self.springs]
         h["nodal"] = [add(g.idx, g.idx) for g in self.nodal]
         h["motors"] = [add(g.scatter, g.scatter) for g in self.motors]
+        h["contacts"] = [add(g.scatter, g.scatter) for g in self.contacts]
         h["users"] = [add(idx[None, :], idx[None, :]) for idx in (self.users.idx if self.users else [])]
         h["hess"] = [add(g.scatter, g.scatter) for g in self.groups]
         h["norm_hess"] = add(self.norm.cols, self.norm.cols)
@@ -234,6 +241,10 @@ class Assembly:
         for g, h in zip(self.nodal, self._h["nodal"]):
             idx, rn, blk = g.residual(q, v, t, kcoef)
             np.add.at(r, idx, rn)
+            blocks[h] = blk
+        for g, h in zip(self.contacts, self._h["contacts"]):
+            idx, rc, blk = g.residual(qe, ve, t, kcoef)
+            _scatter_add(r, idx, rc)
             blocks[h] = blk
         for g, h in zip(self.motors, self._h["motors"]):
             idx, rm, blk = g.residual(qe, ve, a, t, kcoef)
@@ -325,13 +336,14 @@ class Assembly:
         """Gravity, spring and strain energy (J)."""
         qe, ve = extend(q, v)
         return (self.rigid.potential_energy(q) + sum(g.potential(qe, ve) for g in self.springs)
-                + sum(g.potential_energy(q) for g in self.flexible))
+                + sum(g.potential_energy(q) for g in self.flexible) + sum(g.potential(qe, ve) for g in self.contacts))
 
     def nonconservative_power(self, q, v, t) -> float:
         """Power of applied loads, dampers (also modal damping) and user forces (W)."""
         qe, ve = extend(q, v)
         P = (sum(g.power(qe, ve) for g in self.springs) + sum(g.damping_power(v) for g in self.flexible)
-             + sum(g.power(q, v, t) for g in self.nodal) + sum(g.power(qe, ve, t) for g in self.motors))
+             + sum(g.power(q, v, t) for g in self.nodal) + sum(g.power(qe, ve, t) for g in self.motors)
+             + sum(g.power(qe, ve) for g in self.contacts))
         if self.loads is not None:
             P += self.loads.power(q, v, t)
         if self.users is not None:
@@ -363,7 +375,12 @@ class Assembly:
         for g in self.springs:
             P += g.accept(qe, ve)
         if not energy:
+            for g in self.contacts:
+                g.accept(qe, ve)
             return 0.0, 0.0
+        P += sum(g.power(qe, ve) for g in self.contacts)      # with the approach speeds of the step
+        for g in self.contacts:
+            g.accept(qe, ve)
         P += (sum(g.damping_power(v) for g in self.flexible) + sum(g.power(q, v, t) for g in self.nodal)
               + sum(g.power(qe, ve, t) for g in self.motors))
         if self.loads is not None:
@@ -371,6 +388,28 @@ class Assembly:
         if self.users is not None:
             P += self.users.power(q, v, t)
         return float(P), self.driver_power(q, v, lam, t)
+
+    def contact_onset(self, q0, v0, q1, v1, tol: float) -> float | None:
+        """Fraction of a step at which the first new contact began, when a pair apart at ``q0``
+        penetrates by more than ``tol`` (m) at ``q1`` (linear interpolation of the penetration);
+        None when no pair touched that deeply (docs/theory-contact.md §4)."""
+        if not self.contacts:
+            return None
+        qe0, ve0 = extend(q0, v0)
+        qe1, ve1 = extend(q1, v1)
+        frac = None
+        for g in self.contacts:
+            d0, d1 = g.penetration(qe0, ve0), g.penetration(qe1, ve1)
+            new = (d0 < -tol) & (d1 > tol)       # apart (not already at the surface) -> penetrating
+            if new.any():
+                f = float(np.min(-d0[new] / (d1[new] - d0[new])))
+                frac = f if frac is None else min(frac, f)
+        return frac
+
+    def in_contact(self, q, v, tol: float = 0.0) -> bool:
+        """Whether any pair penetrates or touches (penetration > -tol, m)."""
+        qe, ve = extend(q, v)
+        return any(bool(np.any(g.penetration(qe, ve) > -tol)) for g in self.contacts)
 
     def check_stability(self, q, v, a, lam, t) -> None:
         """Raise InstabilityError when the stiffened modal stiffness of a body is indefinite:

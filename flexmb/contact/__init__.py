@@ -9,6 +9,7 @@ from .hertz import (HERTZ_DURATION_COEFFICIENT, HertzImpact, cylinder_line, dura
                     effective_modulus, effective_radius, hertz_impact, sphere_plane, sphere_sphere)
 from .laws import (ApproachSpeeds, ContactLaw, Flores, HuntCrossley, HysteresisLaw, LankaraniNikravesh,
                    LinearSpringDamper, linear_damping_ratio, linear_restitution)
+from .pairs import ContactGroup, SpherePlaneContact, SphereSphereContact
 from .restitution import (ImpactResult, achieved_restitution, exact_hysteresis_factor, hysteresis_restitution,
                           predicted_restitution, restitution_table, simulate_impact)
 
@@ -19,4 +20,5 @@ __all__ = [
     "HertzImpact", "hertz_impact", "duration_coefficient", "HERTZ_DURATION_COEFFICIENT",
     "hysteresis_restitution", "exact_hysteresis_factor", "predicted_restitution", "ImpactResult",
     "simulate_impact", "achieved_restitution", "restitution_table",
+    "SpherePlaneContact", "SphereSphereContact", "ContactGroup",
 ]

@@ -17,6 +17,10 @@ __all__ = ["simulate"]
 METHODS = ("generalized-alpha", "hht", "newmark", "rk45", "dop853")
 
 
+MAX_CONTACT_CUTS = 6
+"""Retries of one step to land on a contact onset (each interpolates the moment of touch again)."""
+
+
 def _params(method: str, rho_inf: float, beta: float | None, gamma: float | None) -> AlphaParameters:
     if method == "generalized-alpha":
         return AlphaParameters.generalized_alpha(rho_inf)
@@ -52,7 +56,8 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
              h_min: float | None = None, h_max: float | None = None, newton_tol: float = 1e-8,
              max_newton: int = 15, velocity_projection: bool = False, redundant: str = "remove",
              save_every: int = 1, output=None, chunk_steps: int = 1000, resume: bool = False,
-             energy: bool = True, progress=None) -> Result:
+             energy: bool = True, progress=None, h_contact: float | None = None,
+             contact_tol: float = 1e-9) -> Result:
     """Integrate the equations of motion of ``system`` from ``t_start`` to ``t_end`` (s).
 
     ``method``: "generalized-alpha" (index 3, Arnold & Bruls 2007; spectral
@@ -64,7 +69,11 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
     ``redundant``: "remove" switches dependent constraint rows off (with a
     warning naming them), "error" refuses the model. ``output`` names a
     directory that receives the history in chunks of ``chunk_steps`` steps
-    (``resume=True`` continues an interrupted run there).
+    (``resume=True`` continues an interrupted run there). With contact pairs, a step
+    in which a pair that was apart penetrates by more than ``contact_tol`` (m) is
+    cut back to the interpolated moment of touch (docs/theory-contact.md §4), and
+    while any pair penetrates the step is at most ``h_contact`` (s), so that each
+    contact is resolved by enough steps.
     """
     if method not in METHODS:
         raise ModelError(f"unknown method {method!r}; choose one of {METHODS}")
@@ -116,9 +125,12 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
     switched_off_tol = 1e3 * newton_tol * (1.0 + float(np.abs(s.q).max()))
     stats = {"steps": 0, "rejected": 0, "method": params.name}
     step_count = 0
+    cuts = 0
     try:
         while s.t < t_end - 1e-12 * max(1.0, abs(t_end)):
             h_try = min(h, h_max, t_end - s.t)
+            if h_contact is not None and asm.contacts and asm.in_contact(s.q, s.v, contact_tol):
+                h_try = min(h_try, h_contact)
             try:
                 s1 = stepper.step(s, h_try)
             except NewtonFailure as exc:
@@ -130,6 +142,15 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
                     raise failure_error(exc, s.t + h_try, h_try) from None
                 h = h_try / 2
                 continue
+            if asm.contacts and cuts < MAX_CONTACT_CUTS:
+                frac = asm.contact_onset(s.q, s.v, s1.q, s1.v, contact_tol)
+                if frac is not None and frac < 0.99 and h_try * frac >= h_min:
+                    cuts += 1
+                    stats["rejected"] += 1
+                    stepper.forget_matrix()
+                    h = h_try * frac                 # land on the moment of touch
+                    continue
+            cuts = 0
             if adaptive:
                 err = stepper.error_norm(s, s1, h_try, rtol, atol)
                 if err > 1.0 and h_try / 2 >= h_min:

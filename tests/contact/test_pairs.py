@@ -1,0 +1,76 @@
+"""Contact pairs in a simulation (flexmb/contact/pairs.py) against closed forms.
+
+A steel sphere (R = 10 mm) hits a rigid plane at 1 m/s, no gravity. With e = 1 the Hertz
+closed forms (flexmb.contact.hertz_impact: Johnson 1985 §11.4) give the maximum penetration,
+peak force and contact duration; with e < 1 the rebound speed ratio must equal the law's own
+prediction (flexmb.contact.predicted_restitution, exact for the single-DOF impact). Tolerances:
+the contact is resolved by ~100 steps (h_contact = duration / 100); generalized-alpha's O(h^2)
+error is then ~1e-4 of the peak quantities and of the rebound speed.
+"""
+import numpy as np
+import pytest
+
+import flexmb as fm
+from flexmb.contact import (Flores, HuntCrossley, LankaraniNikravesh, effective_modulus, hertz_impact,
+                            predicted_restitution, sphere_plane)
+from flexmb.errors import ModelError
+
+R, RHO, E, NU = 0.01, 7850.0, 2.1e11, 0.3
+MASS = RHO * 4.0 / 3.0 * np.pi * R ** 3
+K = sphere_plane(R, effective_modulus(E, NU, E, NU))
+IMPACT = hertz_impact(MASS, 1.0, K)
+
+
+def drop(law, gap=1.3e-5, t_end=1.2e-4):
+    s = fm.System()
+    ball = s.add(fm.RigidBody(MASS, (0.4 * MASS * R * R,) * 3, position=(0, R + gap, 0), velocity=(0, -1.0, 0),
+                              name="ball"))
+    s.add(fm.SpherePlaneContact(s.ground, ball, (0, 0, 0), (0, 1, 0), (0, R + gap, 0), R, law, name="floor"))
+    res = fm.simulate(s, t_end, 5e-6, h_contact=IMPACT.duration / 100)
+    return res, ball
+
+
+def test_elastic_hertz_impact_matches_closed_form():
+    res, ball = drop(LankaraniNikravesh(K, 1.0))
+    pen = R - res.position(ball)[:, 1]
+    force = K * np.clip(pen, 0, None) ** 1.5
+    assert pen.max() == pytest.approx(IMPACT.max_penetration, rel=5e-4)
+    assert force.max() == pytest.approx(IMPACT.peak_force, rel=1e-3)
+    t_in = res.t[pen > 0]
+    assert t_in[-1] - t_in[0] == pytest.approx(IMPACT.duration, rel=0.03)    # sampled on the step grid
+    assert res.velocity(ball)[-1, 1] == pytest.approx(1.0, rel=1e-4)
+    assert res.stats["rejected"] >= 1          # the step that crossed the surface was cut back to the touch
+
+
+@pytest.mark.parametrize("law_class", [LankaraniNikravesh, HuntCrossley, Flores])
+def test_rebound_speed_is_the_laws_own_restitution(law_class):
+    law = law_class(K, 0.5)
+    res, ball = drop(law)
+    assert res.velocity(ball)[-1, 1] == pytest.approx(predicted_restitution(law), rel=5e-4)
+
+
+def test_two_equal_spheres_exchange_velocities():
+    """Head-on elastic impact of equal spheres (e = 1): velocities swap, momentum conserved."""
+    law = LankaraniNikravesh(K / np.sqrt(2.0), 1.0)
+    s = fm.System()
+    a = s.add(fm.RigidBody(MASS, (0.4 * MASS * R * R,) * 3, position=(0, 0, 0), velocity=(1.0, 0, 0), name="a"))
+    b = s.add(fm.RigidBody(MASS, (0.4 * MASS * R * R,) * 3, position=(2 * R + 1.3e-5, 0, 0), name="b"))
+    s.add(fm.SphereSphereContact(a, b, (0, 0, 0), (2 * R + 1.3e-5, 0, 0), R, R, law))
+    res = fm.simulate(s, 1.5e-4, 5e-6, h_contact=1e-6)
+    va, vb = res.velocity(a)[:, 0], res.velocity(b)[:, 0]
+    assert np.abs(va + vb - 1.0).max() < 1e-9
+    assert va[-1] == pytest.approx(0.0, abs=1e-4) and vb[-1] == pytest.approx(1.0, rel=1e-4)
+
+
+def test_contact_bad_input():
+    s = fm.System()
+    ball = s.add(fm.RigidBody(1.0, (1, 1, 1)))
+    law = LankaraniNikravesh(K, 1.0)
+    with pytest.raises(ModelError, match="contact between body .* and itself"):
+        fm.SphereSphereContact(ball, ball, (0, 0, 0), (1, 0, 0), 0.1, 0.1, law)
+    with pytest.raises(ModelError, match="radius must be positive"):
+        fm.SpherePlaneContact(s.ground, ball, (0, 0, 0), (0, 1, 0), (0, 0, 0), -0.1, law)
+    with pytest.raises(ModelError, match="law must be a contact law"):
+        fm.SpherePlaneContact(s.ground, ball, (0, 0, 0), (0, 1, 0), (0, 0, 0), 0.1, 3.0)
+    with pytest.raises(ModelError, match="restitution|e "):
+        LankaraniNikravesh(K, 1.5)
