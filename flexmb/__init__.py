@@ -13,6 +13,7 @@ from .joints import Cylindrical, Distance, Driver, Fixed, Joint, Planar, Prismat
 from .results import Result
 from .solvers.campbell import CampbellDiagram, campbell
 from .solvers.simulate import simulate
+from .studies import Grid, Samples, Study, StudyResult
 from .system import System
 from .timefunctions import TimeFunction
 
@@ -23,4 +24,5 @@ __all__ = [
     "Joint", "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar", "Distance",
     "Driver", "Force", "Torque", "NodalForce", "DCMotor", "SpherePlaneContact", "SphereSphereContact", "contact", "campbell", "CampbellDiagram", "SpringDamper", "RotationalSpringDamper", "Bushing", "UserForce",
     "wrench_to_generalized", "TimeFunction", "simulate", "Result", "load_result",
+    "Study", "Grid", "Samples", "StudyResult",
 ]

@@ -1,0 +1,353 @@
+"""``Study``: run one model over a set of parameters and tabulate metrics.
+
+A study is three things: ``build(params) -> System`` (or ``(System, run settings)``),
+a parameter set (:class:`~flexmb.studies.parameters.Grid`, ``Samples`` or a list of
+dicts) and named metrics ``metric(result, system, params) -> float``. ``Study.run``
+evaluates every case with one of three executors -- in this process, in local worker
+processes, or on a Dask cluster -- with the same study code, records each finished
+case at once in ``results.csv`` (and the whole table in ``results.npz``), keeps failed
+cases with their error, and skips recorded cases when run again in the same directory.
+"""
+from __future__ import annotations
+
+import inspect
+import json
+import math
+import time as _time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..errors import FlexmbError, ModelError
+from .parameters import ParameterSet, as_parameter_set, check_name, param_hash
+from .table import LEAD_COLUMNS, STATUS_COLUMNS, StudyFilesMismatch, StudyResult, TableFiles
+
+__all__ = ["Study", "StudyError", "run_case"]
+
+
+class StudyError(FlexmbError):
+    """A study cannot run: unusable executor or cluster address, files of another study, ..."""
+
+
+# -- one case (runs in the worker) --------------------------------------------------------------
+
+class _Task:
+    """What a worker needs to run any case: picklable when build and metrics are."""
+
+    def __init__(self, build, run: dict, metrics: list, partial_metrics: bool, limit_threads: bool = False):
+        self.build = build
+        self.run = run
+        self.metrics = metrics                  # [(column names tuple, callable), ...]
+        self.partial_metrics = partial_metrics
+        self.limit_threads = limit_threads
+
+    @property
+    def metric_columns(self) -> tuple[str, ...]:
+        return tuple(c for names, _ in self.metrics for c in names)
+
+
+_THREADS_LIMITED = []
+
+
+def _limit_threads() -> None:
+    """One BLAS thread per worker process: the workers are the parallelism (threadpoolctl)."""
+    if not _THREADS_LIMITED:
+        try:
+            from threadpoolctl import threadpool_limits
+            _THREADS_LIMITED.append(threadpool_limits(limits=1))
+        except Exception:   # pragma: no cover - threadpoolctl is a dependency; never fail a case on it
+            _THREADS_LIMITED.append(None)
+
+
+def _message(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text if text else repr(exc)
+
+
+def failure_row(index: int, params: dict, metric_columns, exc: BaseException, where: str,
+                wall_s: float = math.nan) -> dict:
+    """The table row of a case that failed outside the case function (worker died, ...)."""
+    row = {"case": index, "param_hash": param_hash(params), **params}
+    row.update({c: math.nan for c in metric_columns})
+    row.update(status="failed", error_type=type(exc).__name__, error=f"{where}: {_message(exc)}",
+               wall_s=wall_s, t_reached=math.nan)
+    return row
+
+
+def _unpack(built, run: dict, index: int):
+    from ..system import System
+    extra = {}
+    if isinstance(built, tuple) and len(built) == 2 and isinstance(built[1], dict):
+        built, extra = built
+    if not isinstance(built, System):
+        raise ModelError(f"build returned {type(built).__name__}; it must return a flexmb System or "
+                         "(System, run settings dict)")
+    settings = {**run, **extra}
+    if "t_end" not in settings:
+        raise ModelError("no t_end for the simulation: give Study(..., run=dict(t_end=..., h=...)) or "
+                         "return (system, dict(t_end=..., h=...)) from build")
+    bad = sorted(set(settings) - _SIMULATE_KEYS)
+    if bad:
+        raise ModelError(f"run settings {bad} are not keywords of flexmb.simulate")
+    return built, settings
+
+
+def run_case(task: _Task, index: int, params: dict) -> dict:
+    """Build, simulate and measure one case; every exception becomes a 'failed' row.
+
+    Runs in the worker (module-level so that process pools and Dask can call it).
+    KeyboardInterrupt and SystemExit pass through.
+    """
+    from ..solvers.simulate import simulate
+    if task.limit_threads:
+        _limit_threads()
+    t0 = _time.perf_counter()
+    row = {"case": index, "param_hash": param_hash(params), **params}
+    row.update({c: math.nan for c in task.metric_columns})
+    system = result = None
+    error, where = None, ""
+    try:
+        where = "build"
+        system, settings = _unpack(task.build(dict(params)), task.run, index)
+        where = "simulate"
+        try:
+            result = simulate(system, **settings)
+        except Exception as exc:
+            result = getattr(exc, "result", None)      # partial results of solver failures
+            raise
+    except Exception as exc:
+        error = exc
+    if result is not None and (error is None or task.partial_metrics):
+        for names, fn in task.metrics:
+            try:
+                value = fn(result, system, dict(params))
+                values = [value] if len(names) == 1 else list(value)
+                if len(values) != len(names):
+                    raise ModelError(f"returned {len(values)} values for the {len(names)} columns {list(names)}")
+                for c, v in zip(names, values):
+                    row[c] = float(v)
+            except Exception as exc:
+                for c in names:
+                    row[c] = math.nan
+                if error is None:
+                    error, where = exc, f"metric {names[0] if len(names) == 1 else list(names)}"
+    row["status"] = "ok" if error is None else "failed"
+    row["error_type"] = "" if error is None else type(error).__name__
+    row["error"] = "" if error is None else f"{where}: {_message(error)}"
+    row["wall_s"] = _time.perf_counter() - t0
+    row["t_reached"] = float(result.t[-1]) if result is not None and len(result.t) else math.nan
+    return row
+
+
+def _simulate_keys() -> frozenset:
+    from ..solvers.simulate import simulate
+    return frozenset(p for p in inspect.signature(simulate).parameters if p != "system")
+
+
+_SIMULATE_KEYS = _simulate_keys()
+
+
+# -- the study ---------------------------------------------------------------------------------
+
+class Study:
+    """A parameter study: ``Study(build, parameters, metrics, run=None, name=None)``.
+
+    ``build(params: dict)`` returns a :class:`flexmb.System`, or ``(system, settings)``
+    where ``settings`` are keywords of :func:`flexmb.simulate` for this case (they
+    override ``run``). ``parameters``: a :class:`Grid`, :class:`Samples`, a dict (a grid)
+    or a list of dicts. ``metrics``: dict name -> ``f(result, system, params) -> float``;
+    a tuple of names maps to a function returning that many numbers, e.g.
+    ``{("hic15", "hic15_t1", "hic15_t2"): HIC("head")}``. ``run``: keywords of
+    ``flexmb.simulate`` for every case (``t_end``, ``h``, ``method``, ``adaptive``, ...).
+    ``partial_metrics=True`` evaluates the metrics on the partial result that a
+    failed solve carries (the case stays 'failed'); by default a failed case has NaN
+    metrics.
+
+    For ``executor="processes"`` the build function and the metrics must be picklable:
+    functions defined at module level of an importable module (or of the script run
+    as ``__main__``, guarded by ``if __name__ == "__main__":``), or instances of
+    module-level classes -- not lambdas or nested functions. Dask serializes with
+    cloudpickle, which also takes lambdas, but the workers need flexmb and the
+    modules the functions live in.
+    """
+
+    def __init__(self, build, parameters, metrics: dict, run: dict | None = None, name: str | None = None,
+                 partial_metrics: bool = False):
+        if not callable(build):
+            raise ModelError(f"Study: build must be a callable params -> System, got {build!r}")
+        self.build = build
+        self.parameters: ParameterSet = as_parameter_set(parameters)
+        if not isinstance(metrics, dict):
+            raise ModelError(f"Study: metrics must be a dict name -> callable(result, system, params), got "
+                             f"{type(metrics).__name__}")
+        self.metrics: list[tuple[tuple[str, ...], object]] = []
+        for key, fn in metrics.items():
+            names = key if isinstance(key, tuple) else (key,)
+            if not names:
+                raise ModelError("Study: an empty tuple is not a metric name")
+            for n in names:
+                check_name(n, "metric")
+            if not callable(fn):
+                raise ModelError(f"Study: metric {key!r} is not callable: {fn!r}")
+            self.metrics.append((tuple(names), fn))
+        self.run_settings = dict(run or {})
+        bad = sorted(set(self.run_settings) - _SIMULATE_KEYS)
+        if bad:
+            raise ModelError(f"Study: run settings {bad} are not keywords of flexmb.simulate "
+                             f"(known: {sorted(_SIMULATE_KEYS)})")
+        self.partial_metrics = bool(partial_metrics)
+        self.name = name or getattr(build, "__name__", "study")
+        cols = list(LEAD_COLUMNS) + list(self.parameters.names) + list(self.metric_columns) + list(STATUS_COLUMNS)
+        dup = sorted({c for c in cols if cols.count(c) > 1})
+        if dup:
+            raise ModelError(f"Study: column names {dup} are used twice (parameters, metrics and the "
+                             f"reserved columns {list(LEAD_COLUMNS + STATUS_COLUMNS)} share one table)")
+        self.columns = tuple(cols)
+        self._cases = None
+
+    # -- cases ------------------------------------------------------------------
+    @property
+    def metric_columns(self) -> tuple[str, ...]:
+        return tuple(c for names, _ in self.metrics for c in names)
+
+    @property
+    def cases(self) -> list[dict]:
+        """The parameter dict of every case, in case order."""
+        if self._cases is None:
+            self._cases = self.parameters.cases()
+        return [dict(c) for c in self._cases]
+
+    def __len__(self) -> int:
+        return len(self.parameters)
+
+    def __repr__(self) -> str:
+        return (f"<Study {self.name!r}: {len(self)} cases of {list(self.parameters.names)}, "
+                f"metrics {list(self.metric_columns)}>")
+
+    def _task(self, limit_threads: bool = False) -> _Task:
+        return _Task(self.build, self.run_settings, self.metrics, self.partial_metrics, limit_threads)
+
+    def run_case(self, index: int) -> dict:
+        """Run one case here and return its table row (nothing is written)."""
+        return run_case(self._task(), index, self.cases[index])
+
+    def simulate_case(self, index: int):
+        """Build and simulate one case here for a closer look: returns ``(result, system)``.
+        Errors are raised, not recorded."""
+        params = self.cases[index]
+        from ..solvers.simulate import simulate
+        system, settings = _unpack(self.build(dict(params)), self.run_settings, index)
+        return simulate(system, **settings), system
+
+    # -- running ----------------------------------------------------------------
+    def run(self, out_dir=None, executor="serial", workers: int | None = None, progress: bool = True,
+            resume: bool = True, retry_failed: bool = False, callback=None, npz_every: int = 10,
+            connect_timeout: float = 5.0, mp_context: str | None = None) -> StudyResult:
+        """Run every case not yet recorded in ``out_dir`` and return the whole table.
+
+        ``executor``: "serial" (this process), "processes" (a local process pool of
+        ``workers`` processes, default the CPU count; ``mp_context`` "fork", "spawn" or
+        "forkserver" overrides the platform default), a Dask scheduler address such as
+        "tcp://10.0.0.5:8786", a ``distributed.Client`` or a Dask cluster object
+        (``LocalCluster(...)``). ``connect_timeout`` (s) bounds the wait for a Dask
+        scheduler (and for its first worker); a scheduler that does not answer raises
+        :class:`StudyError` naming the address.
+
+        ``out_dir`` (optional) receives ``results.csv`` (one line per finished case,
+        flushed at once), ``results.npz`` (the table, rewritten every ``npz_every`` cases
+        and at the end) and ``study.json``. Cases already recorded there (same case
+        index and parameter hash) are skipped; ``retry_failed=True`` runs the failed
+        ones again. ``resume=False`` refuses a directory that holds results.
+
+        ``callback(row)`` is called in this process after each case is recorded; an
+        exception from it (KeyboardInterrupt included) stops the study after saving
+        the table, and is re-raised. ``progress`` shows a progress bar on stderr
+        (tqdm when it is installed).
+        """
+        from .executors import Progress, execute
+        cases = self.cases
+        files = None
+        done: dict[int, dict] = {}
+        if out_dir is not None:
+            files = TableFiles(out_dir, self.columns)
+            try:
+                existing = files.existing()
+            except StudyFilesMismatch as exc:
+                raise StudyError(f"{files.csv_path} holds the table of another study (columns "
+                                 f"{exc.header}; this study has {list(self.columns)}); use another out_dir"
+                                 ) from None
+            if existing and not resume:
+                n_rec = len({r["case"] for r in existing})
+                raise StudyError(f"{files.csv_path} already holds {n_rec} recorded cases; pass "
+                                 "resume=True to continue that study or use another out_dir")
+            done = self._recorded(existing, cases, files.csv_path)
+            if retry_failed:
+                done = {i: r for i, r in done.items() if r["status"] == "ok"}
+            self._write_meta(Path(out_dir))
+        pending = [(i, p) for i, p in enumerate(cases) if i not in done]
+        rows = dict(done)
+        bar = Progress(len(cases), len(done), self.name, enabled=progress)
+        state = {"since_npz": 0}
+
+        def table() -> StudyResult:
+            return StudyResult(rows.values(), self.parameters.names, self.metric_columns, self.name)
+
+        def on_row(row: dict) -> None:
+            rows[row["case"]] = row
+            if files is not None:
+                files.append(row)
+                state["since_npz"] += 1
+                if state["since_npz"] >= max(1, npz_every):
+                    table().to_npz(files.npz_path)
+                    state["since_npz"] = 0
+            bar.update(row)
+            if callback is not None:
+                callback(dict(row))
+
+        if files is not None:
+            files.open()
+        try:
+            if pending:
+                execute(self, pending, on_row, executor=executor, workers=workers,
+                        connect_timeout=connect_timeout, mp_context=mp_context)
+        finally:
+            bar.close()
+            if files is not None:
+                files.close()
+                if rows:
+                    table().to_npz(files.npz_path)
+        return table()
+
+    def _recorded(self, existing: list[dict], cases: list[dict], where) -> dict[int, dict]:
+        """Typed rows of the cases already in results.csv; refuses rows of another study."""
+        done = {}
+        metric_cols = self.metric_columns
+        for raw in existing:
+            try:
+                i = int(raw["case"])
+            except ValueError:
+                continue
+            if not 0 <= i < len(cases) or raw["param_hash"] != param_hash(cases[i]):
+                what = (f"case {i} there has parameters {({k: raw[k] for k in self.parameters.names})} "
+                        f"but case {i} of this study is {cases[i]}") if 0 <= i < len(cases) else \
+                    f"case {i} is recorded there but this study has {len(cases)} cases"
+                raise StudyError(f"{where} holds results of a different study: {what}; use another out_dir")
+            row = {"case": i, "param_hash": raw["param_hash"], **cases[i]}
+            for c in metric_cols:
+                row[c] = float(raw[c]) if raw[c] != "" else math.nan
+            row.update(status=raw["status"], error_type=raw["error_type"], error=raw["error"],
+                       wall_s=float(raw["wall_s"] or "nan"), t_reached=float(raw["t_reached"] or "nan"))
+            done[i] = row                     # a later line for a case supersedes an earlier one
+        return done
+
+    def _write_meta(self, directory: Path) -> None:
+        from .. import __version__
+        meta = {"name": self.name, "params": list(self.parameters.names), "metrics": list(self.metric_columns),
+                "n_cases": len(self), "parameters": self.parameters.describe(),
+                "run": {k: (v if isinstance(v, (int, float, str, bool, type(None))) else repr(v))
+                        for k, v in self.run_settings.items()},
+                "build": f"{getattr(self.build, '__module__', '?')}.{getattr(self.build, '__qualname__', repr(self.build))}",
+                "flexmb_version": __version__, "written": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+        p = directory / "study.json"
+        tmp = p.with_name("study.json.tmp")
+        tmp.write_text(json.dumps(meta, indent=1, default=repr))
+        tmp.replace(p)
