@@ -10,5 +10,6 @@ SUITES = {
     "rotating-beam": "verification.rotating_beam",
     "crank-rocker": "verification.crank_rocker",
     "slider-crank": "verification.slider_crank",
+    "impact": "verification.impact",
 }
-DEFAULT_SUITES = ["rigid", "fem", "rotating-beam", "crank-rocker", "slider-crank"]
+DEFAULT_SUITES = ["rigid", "fem", "rotating-beam", "crank-rocker", "slider-crank", "impact"]

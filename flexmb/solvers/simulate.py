@@ -129,8 +129,14 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
     try:
         while s.t < t_end - 1e-12 * max(1.0, abs(t_end)):
             h_try = min(h, h_max, t_end - s.t)
-            if h_contact is not None and asm.contacts and asm.in_contact(s.q, s.v, contact_tol):
-                h_try = min(h_try, h_contact)
+            if asm.contacts:
+                if h_contact is not None and asm.in_contact(s.q, s.v, contact_tol):
+                    h_try = min(h_try, h_contact)
+                # a free-flight prediction that already penetrates: aim the step at the touch
+                q_pred = s.q + h_try * s.v + 0.5 * h_try * h_try * s.vd
+                frac = asm.contact_onset(s.q, s.v, q_pred, s.v + h_try * s.vd, contact_tol)
+                if frac is not None and frac < 0.99:
+                    h_try = max(h_try * frac, h_min)
             try:
                 s1 = stepper.step(s, h_try)
             except NewtonFailure as exc:

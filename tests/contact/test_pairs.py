@@ -39,7 +39,7 @@ def test_elastic_hertz_impact_matches_closed_form():
     t_in = res.t[pen > 0]
     assert t_in[-1] - t_in[0] == pytest.approx(IMPACT.duration, rel=0.03)    # sampled on the step grid
     assert res.velocity(ball)[-1, 1] == pytest.approx(1.0, rel=1e-4)
-    assert res.stats["rejected"] >= 1          # the step that crossed the surface was cut back to the touch
+    assert np.abs(pen).min() < 1e-8             # a step was aimed at the moment of touch (gap 1.3e-5 m, h 5e-6 s)
 
 
 @pytest.mark.parametrize("law_class", [LankaraniNikravesh, HuntCrossley, Flores])

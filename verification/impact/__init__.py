@@ -1,0 +1,7 @@
+"""Suite ``impact``: contact laws in simulations against Hertz closed forms, each law's exact
+restitution, Newton's cradle and a bouncing ball (issue 6; cases.py lists sources and tolerances).
+Still to come: the slider-crank with a revolute clearance joint and a flexible beam striking a wall.
+"""
+from .cases import CASES
+
+__all__ = ["CASES"]
