@@ -8,7 +8,8 @@ __version__ = "0.1.0"
 from . import contact, errors
 from .contact import SpherePlaneContact, SphereSphereContact
 from .bodies import Body, FlexibleBody, Ground, NonlinearBeam, RigidBody
-from .forces import Bushing, DCMotor, Force, NodalForce, RotationalSpringDamper, SpringDamper, Torque, UserForce, wrench_to_generalized
+from .forces import (Bushing, CrushElement, DCMotor, Force, NodalForce, PlasticHinge, RotationalSpringDamper,
+                     SpringDamper, Torque, UserForce, far_562_pulse, triangular_pulse, wrench_to_generalized)
 from .joints import Cylindrical, Distance, Driver, Fixed, Joint, Planar, Prismatic, Revolute, Spherical, Universal
 from .results import Result
 from .solvers.campbell import CampbellDiagram, campbell
@@ -22,7 +23,7 @@ load_result = Result.load
 __all__ = [
     "__version__", "errors", "System", "Body", "Ground", "RigidBody", "FlexibleBody", "NonlinearBeam",
     "Joint", "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar", "Distance",
-    "Driver", "Force", "Torque", "NodalForce", "DCMotor", "SpherePlaneContact", "SphereSphereContact", "contact", "campbell", "CampbellDiagram", "SpringDamper", "RotationalSpringDamper", "Bushing", "UserForce",
+    "Driver", "Force", "Torque", "NodalForce", "DCMotor", "PlasticHinge", "CrushElement", "triangular_pulse", "far_562_pulse", "SpherePlaneContact", "SphereSphereContact", "contact", "campbell", "CampbellDiagram", "SpringDamper", "RotationalSpringDamper", "Bushing", "UserForce",
     "wrench_to_generalized", "TimeFunction", "simulate", "Result", "load_result",
     "Study", "Grid", "Samples", "StudyResult",
 ]

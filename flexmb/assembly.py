@@ -27,7 +27,8 @@ from .bodies.interface_loads import InterfaceLoads
 from .bodies.rigid import NormalizationGroup, RigidBody, RigidBodyGroup
 from .errors import InstabilityError, ModelError
 from .forces.applied import AppliedLoadGroup, Force, Torque
-from .contact.pairs import ContactGroup, SpherePlaneContact, SphereSphereContact
+from .contact.pairs import CONTACT_TYPES, ContactGroup
+from .forces.crash import crash_groups
 from .forces.motor import DCMotor, DCMotorGroup
 from .forces.nodal import NodalForce, NodalForceGroup
 from .forces.springs import ScalarSpringGroup
@@ -109,12 +110,13 @@ class Assembly:
         motors = [f for f in system.forces if isinstance(f, DCMotor)]
         self.motors = [DCMotorGroup([f for f in motors if (f.joint.body_a.n_modes, f.joint.body_b.n_modes) == k], self.nq)
                        for k in sorted({(f.joint.body_a.n_modes, f.joint.body_b.n_modes) for f in motors})]
-        contacts = [f for f in system.forces if isinstance(f, (SpherePlaneContact, SphereSphereContact))]
+        contacts = [f for f in system.forces if isinstance(f, CONTACT_TYPES)]
         keys = sorted({(type(c).__name__, c.body_a.n_modes, c.body_b.n_modes) for c in contacts})
         self.contacts = [ContactGroup([c for c in contacts if (type(c).__name__, c.body_a.n_modes, c.body_b.n_modes) == k],
                                       self.nq) for k in keys]
         users = [f for f in system.forces if isinstance(f, UserForce)]
         self.users = UserForceGroup(users) if users else None
+        self.crash = crash_groups(system.forces, self.nq)
         self._build_patterns()
 
     # -- patterns ---------------------------------------------------------
@@ -135,7 +137,8 @@ class Assembly:
         lam = rng.standard_normal(self.m)
         blocks = self.residual(q, v, a, lam, 0.0, coef=(1.0, 1.0, 1.0, 1.0, 1.0), _raw=True)
         # blocks whose structure the probe cannot see: user functions of time, contacts (zero when apart)
-        keep_full = {self._h["I"], self._h["D"], self._h.get("loads", -1), *self._h["users"], *self._h["contacts"]}
+        keep_full = {self._h["I"], self._h["D"], self._h.get("loads", -1), *self._h["users"], *self._h["contacts"],
+                     *self._h["crash"]}
         shapes = self.pattern.shapes
         structures = [None if (k in keep_full or b is None) else (np.abs(np.asarray(b)) > 0).reshape(shapes[k])
                       for k, b in enumerate(blocks)]
@@ -159,6 +162,7 @@ class Assembly:
         if self.loads is not None:
             h["loads"] = add(self.loads.idx, self.loads.idx)
         h["springs"] = [add(g.scatter, g.scatter) for g in self.springs]
+        h["crash"] = [add(g.scatter, g.scatter) for g in self.crash]
         h["nodal"] = [add(g.idx, g.idx) for g in self.nodal]
         h["motors"] = [add(g.scatter, g.scatter) for g in self.motors]
         h["contacts"] = [add(g.scatter, g.scatter) for g in self.contacts]
@@ -254,6 +258,10 @@ class Assembly:
             idx, rs, blk = g.residual(qe, ve, t, kcoef)
             _scatter_add(r, idx, rs)
             blocks[h] = blk
+        for g, h in zip(self.crash, self._h["crash"]):
+            idx, rc, blk = g.residual(qe, ve, t, kcoef)
+            _scatter_add(r, idx, rc)
+            blocks[h] = blk
         if self.users is not None:
             for (idx, ru, blk), h in zip(self.users.contributions(q, v, t, kcoef), self._h["users"]):
                 np.add.at(r, idx, ru)
@@ -343,7 +351,7 @@ class Assembly:
         qe, ve = extend(q, v)
         P = (sum(g.power(qe, ve) for g in self.springs) + sum(g.damping_power(v) for g in self.flexible)
              + sum(g.power(q, v, t) for g in self.nodal) + sum(g.power(qe, ve, t) for g in self.motors)
-             + sum(g.power(qe, ve) for g in self.contacts))
+             + sum(g.power(qe, ve) for g in self.contacts) + sum(g.work_power(qe, ve) for g in self.crash))
         if self.loads is not None:
             P += self.loads.power(q, v, t)
         if self.users is not None:
@@ -373,6 +381,8 @@ class Assembly:
         qe, ve = extend(q, v)
         P = 0.0
         for g in self.springs:
+            P += g.accept(qe, ve)
+        for g in self.crash:       # history (plastic rotation, crush) at accepted states; their work is non-conservative
             P += g.accept(qe, ve)
         if not energy:
             for g in self.contacts:

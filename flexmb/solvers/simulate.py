@@ -83,6 +83,9 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
         raise ModelError(f"t_end ({t_end}) must be finite and after t_start ({t_start})")
     asm = system.compile()
     if method in ("rk45", "dop853"):
+        if asm.crash:
+            raise ModelError("crash elements update their history at accepted steps; the explicit index-1 "
+                             "references do not accept steps: use generalized-alpha, hht or newmark")
         from .index1 import simulate_index1
         return simulate_index1(system, asm, t_start, t_end, h, method, rtol, atol, redundant)
     if h is None or not (h > 0 and math.isfinite(h)):

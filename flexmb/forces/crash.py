@@ -1,0 +1,531 @@
+"""Crash elements: plastic hinge, crush element, triangular deceleration pulse (docs/theory-crash.md).
+
+* :class:`PlasticHinge` -- elastic-plastic rotational element about an axis between two bodies
+  (the plastic hinge of Nikravesh, Chung & Benedict 1983 and Ambrosio, seed 003 §2.1, eqs. 6-7): yield
+  moment from a tabulated curve ``M_y(alpha)`` of the accumulated plastic rotation, elastic
+  unloading and reloading with ``k_elastic``, isotropic hardening (or softening) for reversed
+  loading, optional Cowper-Symonds strain-rate factor.
+* :class:`CrushElement` -- axial crush element between two points: force from a tabulated
+  curve of the crush ``delta = L0 - L`` while the crush grows past its maximum, elastic
+  unloading and reloading with ``unloading_stiffness`` below it, never any tension.
+* :func:`triangular_pulse` / :func:`far_562_pulse` -- the prescribed motion of a sled whose
+  deceleration is a triangular pulse (FAR 23.562 / 25.562 seat tests, Lankarani et al., seed 003).
+
+History variables (plastic rotation, maximum crush) change only in ``accept`` (once per accepted
+step); within a step the element force is a continuous, piecewise-linear function of the
+measure, and residual and Newton blocks are its exact value and derivatives on the current branch.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..bodies.base import Body
+from ..errors import ModelError, NonFiniteError
+from ..joints.base import perpendicular_pair, point3, unit
+from ..timefunctions import TimeFunction
+from .springs import ScalarSpringGroup, SpringPrimitive, _PairForce
+
+__all__ = ["PlasticHinge", "CrushElement", "PlasticHingeGroup", "CrushGroup", "crash_groups",
+           "TrianglePulse", "triangular_pulse", "far_562_pulse", "FAR_562", "G0"]
+
+G0 = 9.80665            # standard gravity (m/s^2) to convert g levels
+FT = 0.3048             # m per ft (exact)
+
+
+# -- input checks ---------------------------------------------------------------------------
+def _number(value, what: str, owner: str, *, positive: bool = False, nonneg: bool = False) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ModelError(f"{owner}: {what} must be a number, got {value!r}") from None
+    if not math.isfinite(x) or (positive and x <= 0) or (nonneg and x < 0):
+        need = "positive and finite" if positive else "non-negative and finite" if nonneg else "finite"
+        raise ModelError(f"{owner}: {what} must be {need}, got {x}")
+    return x
+
+
+def _curve(curve, owner: str, xname: str, yname: str, min_slope: float | None = None,
+           max_slope: float | None = None, start_at_zero_y: bool = False):
+    """Validate a tabulated curve ``(x, y)``; return ``(x, y, s)`` with ``s[k]`` the slope after
+    breakpoint ``k`` (the last one is the extension slope). A falling last segment is continued to
+    zero, then flat (docs/theory-crash.md §1)."""
+    try:
+        x, y = (np.asarray(c, dtype=float).reshape(-1) for c in curve)
+    except (TypeError, ValueError):
+        raise ModelError(f"{owner}: curve must be a pair (x, y) of number arrays ({xname}, {yname})") from None
+    if x.size != y.size or x.size < 2:
+        raise ModelError(f"{owner}: curve needs x and y of equal length >= 2, got {x.size} and {y.size} values")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        raise ModelError(f"{owner}: curve values must be finite")
+    if x[0] != 0.0:
+        raise ModelError(f"{owner}: curve must start at {xname} = 0, got {x[0]}")
+    dx = np.diff(x)
+    if np.any(dx <= 0):
+        k = int(np.argmax(dx <= 0)) + 1
+        raise ModelError(f"{owner}: curve {xname} must increase strictly (monotone); "
+                         f"x[{k}] = {x[k]} follows x[{k - 1}] = {x[k - 1]}")
+    if np.any(y < 0):
+        k = int(np.argmax(y < 0))
+        raise ModelError(f"{owner}: curve {yname} must be non-negative, got y[{k}] = {y[k]}")
+    if start_at_zero_y and y[0] != 0.0:
+        raise ModelError(f"{owner}: curve must start at (0, 0) (no force at zero crush), got y[0] = {y[0]}; "
+                         "give the initial rise as the first segment, e.g. (0, 0), (F0/k, F0)")
+    s = np.diff(y) / dx
+    if min_slope is not None and np.any(s <= min_slope):
+        k = int(np.argmax(s <= min_slope))
+        raise ModelError(f"{owner}: curve slope {s[k]:.6g} on segment {k} is not above -k_elastic = {min_slope:.6g}; "
+                         "the hinge would snap back (no unique plastic state)")
+    if max_slope is not None and np.any(s > max_slope):
+        k = int(np.argmax(s > max_slope))
+        raise ModelError(f"{owner}: curve slope {s[k]:.6g} on segment {k} exceeds the unloading stiffness "
+                         f"{max_slope:.6g}; unloading would run above the loading curve and create energy")
+    ext = s[-1]
+    if s[-1] < 0:                          # falling end: continue to zero, then carry nothing
+        ext = 0.0
+        if y[-1] > 0:
+            x, y, s = np.append(x, x[-1] - y[-1] / s[-1]), np.append(y, 0.0), np.append(s, s[-1])
+    return x, y, np.append(s, ext)
+
+
+class _Tables:
+    """Piecewise-linear curves of different lengths, padded for vectorized lookup: breakpoints
+    ``X`` (+inf padding), values ``Y``, slopes ``S`` after each breakpoint (extension last)."""
+
+    def __init__(self, curves):
+        n, L = len(curves), max(c[0].size for c in curves)
+        self.X = np.full((n, L), np.inf)
+        self.Y = np.zeros((n, L))
+        self.S = np.zeros((n, L))
+        for i, (x, y, s) in enumerate(curves):
+            m = x.size
+            self.X[i, :m], self.Y[i, :m], self.S[i, :m] = x, y, s[:m]
+        self.rows = np.arange(n)
+
+    @staticmethod
+    def segment(B: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """Index of the last breakpoint of each row of ``B`` not above ``v`` (0 below the first)."""
+        return np.maximum(np.sum(B <= v[:, None], axis=1) - 1, 0)
+
+    def __call__(self, v: np.ndarray):
+        """Curve value and slope at ``v`` (n,)."""
+        j = self.segment(self.X, v)
+        X, Y, S = self.X[self.rows, j], self.Y[self.rows, j], self.S[self.rows, j]
+        return Y + S * (v - X), S
+
+
+# -- elements --------------------------------------------------------------------------------
+class PlasticHinge(_PairForce):
+    """Elastic-plastic rotational hinge about ``axis`` between two bodies (or sites).
+
+    Args:
+        axis: hinge axis (global, at the start); the rotation ``theta`` of b relative to a about
+            it is measured from the initial configuration (seed 003, Ambrosio eq. 6).
+        curve: ``(alpha, M_y)``: yield moment (N m) against accumulated plastic rotation (rad),
+            piecewise linear; ``alpha`` from 0, strictly increasing; ``M_y >= 0``; every slope
+            above ``-k_elastic``. Beyond the table the last slope continues (a falling end stops
+            at zero moment).
+        k_elastic: elastic stiffness (N m/rad) of loading below yield, unloading and reloading.
+        rate_factor: ``None`` or ``(C, p)`` or ``(C, p, rate_min)``: Cowper-Symonds factor
+            ``1 + (|theta_dot|/C)^(1/p)`` (C in rad/s) on the moment while the hinge is loaded
+            (``M theta_dot > 0``); below ``rate_min`` (default ``1e-4 C``) the power law is
+            replaced by its chord through zero so that the derivative stays finite.
+
+    Reversed loading: isotropic hardening -- the hinge yields at ``+-M_y(alpha)`` in both senses,
+    ``alpha`` the rotation accumulated plastically in either sense.
+    """
+
+    kind = "plastic hinge"
+
+    def __init__(self, body_a: Body, body_b: Body, axis, curve, k_elastic: float, rate_factor=None,
+                 name: str | None = None):
+        super().__init__(body_a, body_b, name)
+        self.axis = unit(axis, "axis", self.owner)
+        self.k_elastic = _number(k_elastic, "k_elastic (N m/rad)", self.owner, positive=True)
+        self.curve = _curve(curve, self.owner, "plastic rotation (rad)", "yield moment (N m)",
+                            min_slope=-self.k_elastic)
+        self.rate_factor = None
+        if rate_factor is not None:
+            rf = tuple(rate_factor) if isinstance(rate_factor, (tuple, list)) else None
+            if rf is None or len(rf) not in (2, 3):
+                raise ModelError(f"{self.owner}: rate_factor must be (C, p) or (C, p, rate_min), got {rate_factor!r}")
+            C = _number(rf[0], "rate_factor C (rad/s)", self.owner, positive=True)
+            p = _number(rf[1], "rate_factor p", self.owner, positive=True)
+            w0 = _number(rf[2], "rate_factor rate_min (rad/s)", self.owner, positive=True) if len(rf) == 3 else 1e-4 * C
+            self.rate_factor = (C, p, w0)
+
+    def measure_primitive(self) -> SpringPrimitive:
+        """The relative rotation about the axis, as a measure (no stiffness of its own)."""
+        f, g = perpendicular_pair(self.axis)
+        return self._attached("angle", {"f_i": ("vector", f), "g_i": ("vector", g), "f_j": ("vector", f)},
+                              0.0, 0.0, 0.0, self.owner)
+
+
+class CrushElement(_PairForce):
+    """Axial crush element between ``point_a`` on a and ``point_b`` on b.
+
+    Args:
+        curve: ``(delta, F)``: crush force (N) against crush ``delta = L0 - L`` (m), ``L0`` the
+            initial distance; from (0, 0), ``delta`` strictly increasing, ``F >= 0``; beyond the
+            table the last slope continues (a falling end stops at zero force).
+        unloading_stiffness: ``k_u`` (N/m) of unloading and reloading below the largest crush
+            reached; at least the steepest slope of the curve (else a cycle would create energy).
+
+    The element only pushes: the force is ``max(0, ...)`` and zero once the points separate.
+    """
+
+    kind = "crush element"
+
+    def __init__(self, body_a: Body, body_b: Body, point_a, point_b, curve, unloading_stiffness: float,
+                 name: str | None = None):
+        super().__init__(body_a, body_b, name)
+        self.point_a = point3(point_a, "point_a", self.owner)
+        self.point_b = point3(point_b, "point_b", self.owner)
+        self.free_length = float(np.linalg.norm(self.point_b - self.point_a))
+        if self.free_length < 1e-12:
+            raise ModelError(f"{self.owner}: point_a and point_b coincide; the crush direction is undefined")
+        self.unloading_stiffness = _number(unloading_stiffness, "unloading_stiffness (N/m)", self.owner, positive=True)
+        self.curve = _curve(curve, self.owner, "crush (m)", "force (N)", max_slope=self.unloading_stiffness,
+                            start_at_zero_y=True)
+
+    def measure_primitive(self) -> SpringPrimitive:
+        """The distance of the two points, as a measure (no stiffness of its own)."""
+        return self._attached("length", {"u_i": ("point", self.point_a), "u_j": ("point", self.point_b)},
+                              0.0, 0.0, self.free_length, self.owner)
+
+
+# -- groups ----------------------------------------------------------------------------------
+class _CrashGroup:
+    """Shared plumbing: the scalar measure (ScalarSpringGroup), state-free evaluation and accept."""
+
+    measure_kind = ""
+
+    def __init__(self, elements, nq: int):
+        self.elements = list(elements)
+        self.n = len(self.elements)
+        self.measure = ScalarSpringGroup(self.measure_kind, [e.measure_primitive() for e in self.elements], nq)
+        self.gather, self.scatter = self.measure.gather, self.measure.scatter
+        self.tables = _Tables([e.curve for e in self.elements])
+        self.absorbed = np.zeros(self.n)     # work done on each element so far (J), trapezoid in the measure
+        self._prev = None                    # (measure, load) at the last accepted state
+
+    def _eval(self, qe, ve):
+        x = self.measure.measure_expr(qe, ve)
+        xd = x.rate(ve[self.gather])
+        return x, xd
+
+    def _check(self, arr, what):
+        if not np.all(np.isfinite(arr)):
+            k = int(np.argmax(~np.isfinite(arr)))
+            raise NonFiniteError(f"{self.elements[k].owner}: {what} is {arr[k]}")
+
+    def accept(self, qe, ve) -> float:
+        """Update the history at an accepted state; returns the element power on the bodies (W)."""
+        x, xd = self._eval(qe, ve)
+        law = self._law(x.val, xd)
+        work = self._work_rate(law, xd)
+        m, load = self._signed(x.val, law)
+        if self._prev is not None:
+            self.absorbed += 0.5 * (self._prev[1] + load) * (m - self._prev[0])
+        self._update(x.val, law)
+        self.measure.accept(qe, ve)          # unwrapping reference of angles
+        m2, load2 = self._signed(x.val, self._law(x.val, xd))
+        self._prev = (m2, load2)
+        return -float(np.sum(work))
+
+    def work_power(self, qe, ve) -> float:
+        """Power of the element forces on the bodies (W): ``-(dV_elastic/dt) + power``; the energy
+        balance books it as non-conservative power (docs/theory-crash.md §4)."""
+        x, xd = self._eval(qe, ve)
+        return -float(np.sum(self._work_rate(self._law(x.val, xd), xd)))
+
+    def potential(self, qe, ve) -> float:
+        """Elastic (recoverable) energy under the current history (J)."""
+        x, xd = self._eval(qe, ve)
+        return float(np.sum(self._elastic(self._law(x.val, xd))))
+
+    def power(self, qe, ve) -> float:
+        """Dissipation rate (W, <= 0 while the element deforms plastically) under the current history."""
+        x, xd = self._eval(qe, ve)
+        return -float(np.sum(self._dissipation(self._law(x.val, xd), xd)))
+
+    def elastic_energy(self, qe, ve) -> np.ndarray:
+        """Recoverable energy per element (J)."""
+        x, xd = self._eval(qe, ve)
+        return self._elastic(self._law(x.val, xd))
+
+
+class PlasticHingeGroup(_CrashGroup):
+    """All plastic hinges with the same modal counts, one vectorized call."""
+
+    measure_kind = "angle"
+
+    def __init__(self, hinges, nq: int):
+        super().__init__(hinges, nq)
+        self.k = np.array([h.k_elastic for h in self.elements])
+        self.P = self.tables.Y + self.k[:, None] * self.tables.X      # breakpoints of M_y(a) + k a
+        self.theta_p = np.zeros(self.n)     # plastic rotation (signed, rad)
+        self.alpha = np.zeros(self.n)       # accumulated plastic rotation (rad)
+        rf = [h.rate_factor for h in self.elements]
+        self.has_rate = np.array([r is not None for r in rf])
+        self.C, self.p, self.w0 = (np.array([r[i] if r is not None else 1.0 for r in rf]) for i in range(3))
+
+    def static(self, theta):
+        """Rate-independent moment ``M_s``, its slope ``dM_s/dtheta`` and the plastic state
+        ``alpha'`` at rotations ``theta`` from the current history (return mapping, theory §1)."""
+        T, k = self.tables, self.k
+        e = theta - self.theta_p
+        ae, sg = np.abs(e), np.where(e < 0, -1.0, 1.0)
+        My, _ = T(self.alpha)
+        plastic = k * ae > My
+        y = k * (ae + self.alpha)
+        j = T.segment(self.P, y)
+        Xj, Yj, Sj, Pj = T.X[T.rows, j], T.Y[T.rows, j], T.S[T.rows, j], self.P[T.rows, j]
+        a_new = Xj + (y - Pj) / (Sj + k)
+        Ms = np.where(plastic, sg * (Yj + Sj * (a_new - Xj)), k * e)
+        Kt = np.where(plastic, k * Sj / (Sj + k), k)
+        return Ms, Kt, np.where(plastic, a_new, self.alpha)
+
+    def _law(self, theta, thd):
+        """(M, dM/dtheta, dM/dtheta_dot, M_s, K_t, alpha', R)."""
+        Ms, Kt, a_new = self.static(theta)
+        w = np.abs(thd)
+        cw = (self.w0 / self.C) ** (1.0 / self.p) / self.w0          # chord slope below rate_min
+        phi = np.where(w >= self.w0, (np.maximum(w, self.w0) / self.C) ** (1.0 / self.p), cw * w)
+        dphi = np.where(w >= self.w0, phi / (self.p * np.maximum(w, self.w0)), cw)
+        loading = self.has_rate & (Ms * thd > 0)
+        R = 1.0 + np.where(loading, phi, 0.0)
+        M = R * Ms
+        self._check(M, "the hinge moment")
+        return M, R * Kt, np.where(loading, np.abs(Ms) * dphi, 0.0), Ms, Kt, a_new, R
+
+    def residual(self, qe, ve, t, coef=None):
+        """(scatter, r = M dtheta/dx (n, nx), blocks ``cC C + cK K`` or None)."""
+        x, thd = self._eval(qe, ve)
+        M, dM, dMd = self._law(x.val, thd)[:3]
+        r = M[:, None] * x.jac
+        if coef is None:
+            return self.scatter, r, None
+        cM, cC, cK = coef
+        nx = x.jac.shape[1]
+        blocks = np.zeros((self.n, nx, nx))
+        J = x.jac
+        if cK:
+            H = x.hess(np.ones(self.n))
+            grad = dM[:, None] * J + dMd[:, None] * np.einsum("nxy,ny->nx", H, ve[self.gather])
+            blocks += cK * (J[:, :, None] * grad[:, None, :] + M[:, None, None] * H)
+        if cC:
+            blocks += cC * dMd[:, None, None] * J[:, :, None] * J[:, None, :]
+        return self.scatter, r, blocks
+
+    def moments(self, qe, ve) -> np.ndarray:
+        """Hinge moment (N m), positive when it resists a positive rotation of b relative to a."""
+        x, thd = self._eval(qe, ve)
+        return self._law(x.val, thd)[0]
+
+    def rotations(self, qe, ve) -> np.ndarray:
+        """Relative rotation theta (rad) from the initial configuration."""
+        return self._eval(qe, ve)[0].val
+
+    def _signed(self, theta, law):
+        return theta, law[0]
+
+    def _update(self, theta, law):
+        Ms, a_new = law[3], law[5]
+        self.theta_p = theta - Ms / self.k
+        self.alpha = a_new
+
+    def _work_rate(self, law, thd):
+        return law[0] * thd
+
+    def _elastic(self, law):
+        return 0.5 * law[3] ** 2 / self.k
+
+    def _dissipation(self, law, thd):
+        Ms, Kt, R = law[3], law[4], law[6]
+        return Ms * thd * (1.0 - Kt / self.k) + (R - 1.0) * Ms * thd
+
+
+class CrushGroup(_CrashGroup):
+    """All crush elements with the same modal counts, one vectorized call."""
+
+    measure_kind = "length"
+
+    def __init__(self, elements, nq: int):
+        super().__init__(elements, nq)
+        self.L0 = np.array([e.free_length for e in self.elements])
+        self.ku = np.array([e.unloading_stiffness for e in self.elements])
+        self.max_crush = np.zeros(self.n)    # largest crush reached at an accepted state (m)
+
+    def _law(self, L, Ld):
+        """(F, dF/d delta, loading) at lengths ``L`` from the current history (theory §2)."""
+        d = self.L0 - L
+        dm = self.max_crush
+        loading = d >= dm
+        Fc, Sc = self.tables(np.maximum(d, 0.0))
+        Fm, _ = self.tables(dm)
+        Fu = Fm - self.ku * (dm - d)
+        F = np.where(loading, Fc, np.maximum(Fu, 0.0))
+        K = np.where(loading, Sc, np.where(Fu > 0, self.ku, 0.0))
+        self._check(F, "the crush force")
+        return F, K, d
+
+    def residual(self, qe, ve, t, coef=None):
+        """(scatter, r = -F dL/dx (n, nx), blocks ``cK K`` or None)."""
+        x, _ = self._eval(qe, ve)
+        F, K, _ = self._law(x.val, None)
+        r = -F[:, None] * x.jac
+        if coef is None:
+            return self.scatter, r, None
+        cK = coef[2]
+        nx = x.jac.shape[1]
+        blocks = np.zeros((self.n, nx, nx))
+        if cK:
+            J = x.jac
+            blocks += cK * (K[:, None, None] * J[:, :, None] * J[:, None, :] + x.hess(-F))
+        return self.scatter, r, blocks
+
+    def forces(self, qe, ve) -> np.ndarray:
+        """Crush force (N, >= 0, pushing the points apart)."""
+        x, _ = self._eval(qe, ve)
+        return self._law(x.val, None)[0]
+
+    def crush(self, qe, ve) -> np.ndarray:
+        """Crush ``L0 - L`` (m)."""
+        return self.L0 - self._eval(qe, ve)[0].val
+
+    def _signed(self, L, law):
+        return law[2], law[0]
+
+    def _update(self, L, law):
+        self.max_crush = np.maximum(self.max_crush, law[2])
+
+    def _work_rate(self, law, Ld):
+        return -law[0] * Ld            # F * delta_dot
+
+    def _elastic(self, law):
+        return 0.5 * law[0] ** 2 / self.ku
+
+    def _dissipation(self, law, Ld):
+        F, K = law[0], law[1]
+        return -F * Ld * (1.0 - K / self.ku)
+
+
+def crash_groups(forces, nq: int) -> list:
+    """The vectorized groups of all crash elements in ``forces``: one per element type and pair
+    of modal counts (the assembly registers them like spring groups)."""
+    out = []
+    for cls, group in ((PlasticHinge, PlasticHingeGroup), (CrushElement, CrushGroup)):
+        els = [f for f in forces if isinstance(f, cls)]
+        keys = sorted({(f.body_a.n_modes, f.body_b.n_modes) for f in els})
+        out += [group([f for f in els if (f.body_a.n_modes, f.body_b.n_modes) == k], nq) for k in keys]
+    return out
+
+
+# -- prescribed deceleration pulses ------------------------------------------------------------
+class TrianglePulse(TimeFunction):
+    """Displacement ``s(t)`` of a sled whose deceleration is a triangular pulse (docs §3).
+
+    Deceleration ``a_p(tau)``, ``tau = t - t0``: rises linearly from 0 to ``A = peak_g g0`` at
+    ``t_peak``, falls linearly to 0 at ``duration``, zero outside. The sled moves along +s at
+    ``v0`` before the pulse: ``s = x0 + v0 tau - I2(tau)``, ``s' = v0 - I1(tau)``,
+    ``s'' = -a_p(tau)`` with ``I1``, ``I2`` the closed-form first and second integrals of
+    ``a_p``; the velocity change is ``A duration / 2``.
+    """
+
+    def __init__(self, peak_g: float, duration: float, t_peak: float | None = None, v0: float | None = None,
+                 x0: float = 0.0, t0: float = 0.0, name: str | None = None):
+        owner = "triangular pulse" + (f" {name!r}" if name else "")
+        self.peak_g = _number(peak_g, "peak_g (g)", owner, positive=True)
+        self.duration = _number(duration, "duration (s)", owner, positive=True)
+        self.t_peak = 0.5 * self.duration if t_peak is None else _number(t_peak, "t_peak (s)", owner, nonneg=True)
+        if self.t_peak > self.duration:
+            raise ModelError(f"{owner}: t_peak = {self.t_peak} s lies after the end of the pulse ({self.duration} s)")
+        self.peak = self.peak_g * G0
+        self.delta_v = 0.5 * self.peak * self.duration
+        self.v0 = self.delta_v if v0 is None else _number(v0, "v0 (m/s)", owner)
+        self.x0 = _number(x0, "x0 (m)", owner)
+        self.t0 = _number(t0, "t0 (s)", owner)
+        super().__init__(self._s, self._sd, self._sdd,
+                         name=name or f"triangular pulse {self.peak_g:g} g / {self.duration:g} s")
+
+    def deceleration(self, t: float) -> float:
+        """``a_p`` (m/s^2, positive = slowing a sled moving along +s)."""
+        A, tp, T, tau = self.peak, self.t_peak, self.duration, t - self.t0
+        if tau <= 0.0 or tau >= T:
+            return 0.0
+        return A * tau / tp if tau <= tp else A * (T - tau) / (T - tp)
+
+    def _I1(self, tau: float) -> float:
+        A, tp, T = self.peak, self.t_peak, self.duration
+        if tau <= 0.0:
+            return 0.0
+        if tau <= tp:
+            return A * tau * tau / (2.0 * tp)
+        if tau < T:
+            return A * tp / 2.0 + A * ((T - tp) ** 2 - (T - tau) ** 2) / (2.0 * (T - tp))
+        return A * T / 2.0
+
+    def _I2(self, tau: float) -> float:
+        A, tp, T = self.peak, self.t_peak, self.duration
+        if tau <= 0.0:
+            return 0.0
+        if tau <= tp:
+            return A * tau ** 3 / (6.0 * tp)
+        if tau < T:
+            u = tau - tp
+            return (A * tp * tp / 6.0 + A * tp / 2.0 * u
+                    + A / (2.0 * (T - tp)) * ((T - tp) ** 2 * u + ((T - tau) ** 3 - (T - tp) ** 3) / 3.0))
+        return self._I2_end() + A * T / 2.0 * (tau - T)
+
+    def _I2_end(self) -> float:
+        # I2(T) = int_0^T (T - u) a_p(u) du = (A T / 2) (T - (tp + T)/3): area times centroid distance
+        return self.peak * self.duration * (2.0 * self.duration - self.t_peak) / 6.0
+
+    def _s(self, t):
+        tau = t - self.t0
+        return self.x0 + self.v0 * tau - self._I2(tau)
+
+    def _sd(self, t):
+        return self.v0 - self._I1(t - self.t0)
+
+    def _sdd(self, t):
+        return -self.deceleration(t)
+
+
+def triangular_pulse(peak_g: float, duration: float, t_peak: float | None = None, v0: float | None = None,
+                     x0: float = 0.0, t0: float = 0.0, name: str | None = None) -> TrianglePulse:
+    """Sled displacement (m) for a triangular deceleration pulse, a :class:`~flexmb.TimeFunction`
+    with exact rate (m/s) and acceleration (m/s^2).
+
+    ``peak_g`` peak deceleration (g, ``g0 = 9.80665 m/s^2``), ``duration`` (s), ``t_peak`` time of
+    the peak after ``t0`` (default: ``duration/2``, isosceles), ``v0`` sled velocity before the
+    pulse (default: the velocity change ``peak_g g0 duration / 2``, so the sled ends at rest),
+    ``x0`` displacement at ``t0``. Use it as ``Driver(track, displacement=pulse)`` on a prismatic
+    track, or ``Driver(sled, coordinate="x", value=triangular_pulse(..., x0=x_sled))``.
+    """
+    return TrianglePulse(peak_g, duration, t_peak, v0, x0, t0, name)
+
+
+# FAR seat tests (14 CFR 23.562(b), 25.562(b), 27.562(b)), minimum velocity change (ft/s), minimum
+# peak floor deceleration (g), latest time of the peak (s); seed 003, Lankarani et al., Fig. 1 and refs 3-5.
+FAR_562 = {
+    (23, 1, "first row"): (31.0, 19.0, 0.05), (23, 1, "other"): (31.0, 15.0, 0.06),
+    (23, 2, "first row"): (42.0, 26.0, 0.05), (23, 2, "other"): (42.0, 21.0, 0.06),
+    (25, 1, "all"): (35.0, 14.0, 0.08), (25, 2, "all"): (44.0, 16.0, 0.09),
+    (27, 1, "all"): (30.0, 30.0, 0.031), (27, 2, "all"): (42.0, 18.4, 0.071),
+}
+
+
+def far_562_pulse(part: int, test: int, seats: str = "all", v0: float | None = None, x0: float = 0.0,
+                  t0: float = 0.0) -> TrianglePulse:
+    """The ideal triangular pulse of a FAR Part 23/25/27 dynamic seat test: peak deceleration and
+    rise time as in :data:`FAR_562`, duration ``2 dv / (peak g0)`` so that the velocity change is
+    the required minimum (``seats``: "first row" or "other" for Part 23, "all" otherwise)."""
+    key = (int(part), int(test), seats)
+    if key not in FAR_562:
+        raise ModelError(f"far_562_pulse: no test {key}; known: {sorted(FAR_562, key=str)}")
+    dv_fps, g, tr = FAR_562[key]
+    dv = dv_fps * FT
+    return TrianglePulse(g, 2.0 * dv / (g * G0), tr, v0, x0, t0, name=f"FAR {part}.562 test {test} ({seats})")
