@@ -129,6 +129,7 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
     stats = {"steps": 0, "rejected": 0, "method": params.name}
     step_count = 0
     cuts = 0
+    aim_min = 0.05 * (h_contact if h_contact is not None else h_nominal)   # shortest step aimed at a touch
     try:
         while s.t < t_end - 1e-12 * max(1.0, abs(t_end)):
             h_try = min(h, h_max, t_end - s.t)
@@ -139,7 +140,9 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
                 q_pred = s.q + h_try * s.v + 0.5 * h_try * h_try * s.vd
                 frac = asm.contact_onset(s.q, s.v, q_pred, s.v + h_try * s.vd, contact_tol)
                 if frac is not None and frac < 0.99:
-                    h_try = max(h_try * frac, h_min)
+                    # aim at the touch, but never below a twentieth of the contact step: a surface
+                    # approached ever more slowly must not stall the run in vanishing steps
+                    h_try = max(h_try * frac, min(h_try, aim_min))
             try:
                 s1 = stepper.step(s, h_try)
             except NewtonFailure as exc:
@@ -153,7 +156,7 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
                 continue
             if asm.contacts and cuts < MAX_CONTACT_CUTS:
                 frac = asm.contact_onset(s.q, s.v, s1.q, s1.v, contact_tol)
-                if frac is not None and frac < 0.99 and h_try * frac >= h_min:
+                if frac is not None and frac < 0.99 and h_try * frac >= aim_min:
                     cuts += 1
                     stats["rejected"] += 1
                     stepper.forget_matrix()
