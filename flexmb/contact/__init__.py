@@ -4,12 +4,15 @@
 vectorized over contacts with exact derivatives, and ``ApproachSpeeds`` (per-pair approach speed state).
 ``hertz``: stiffness K from E, nu and radii; closed forms of an elastic Hertzian impact.
 ``restitution``: the restitution each law achieves, analytic and by direct integration.
+``pairs``: sphere-plane, sphere-sphere and the revolute clearance joint (``ClearanceJoint``) in a System.
+``friction``: regularized Coulomb (``CoulombRamp``) and Brown-McPhee (``BrownMcPhee``) friction laws of the pairs.
 """
 from .hertz import (HERTZ_DURATION_COEFFICIENT, HertzImpact, cylinder_line, duration_coefficient,
                     effective_modulus, effective_radius, hertz_impact, sphere_plane, sphere_sphere)
 from .laws import (ApproachSpeeds, ContactLaw, Flores, HuntCrossley, HysteresisLaw, LankaraniNikravesh,
                    LinearSpringDamper, linear_damping_ratio, linear_restitution)
-from .pairs import ContactGroup, SpherePlaneContact, SphereSphereContact
+from .friction import BrownMcPhee, CoulombRamp, FrictionLaw
+from .pairs import ClearanceJoint, ContactGroup, SpherePlaneContact, SphereSphereContact
 from .restitution import (ImpactResult, achieved_restitution, exact_hysteresis_factor, hysteresis_restitution,
                           predicted_restitution, restitution_table, simulate_impact)
 
@@ -20,5 +23,6 @@ __all__ = [
     "HertzImpact", "hertz_impact", "duration_coefficient", "HERTZ_DURATION_COEFFICIENT",
     "hysteresis_restitution", "exact_hysteresis_factor", "predicted_restitution", "ImpactResult",
     "simulate_impact", "achieved_restitution", "restitution_table",
-    "SpherePlaneContact", "SphereSphereContact", "ContactGroup",
+    "SpherePlaneContact", "SphereSphereContact", "ClearanceJoint", "ContactGroup",
+    "FrictionLaw", "CoulombRamp", "BrownMcPhee",
 ]

@@ -23,6 +23,7 @@ from flexmb.contact import (Flores, HuntCrossley, LankaraniNikravesh, effective_
                             predicted_restitution, sphere_plane, sphere_sphere)
 
 from ..framework import CaseResult
+from .clearance import slider_crank_clearance
 
 R, RHO, E, NU = 0.01, 7850.0, 2.1e11, 0.3
 MASS = RHO * 4.0 / 3.0 * np.pi * R ** 3
@@ -181,4 +182,4 @@ def flexible_beam_wall(quick: bool) -> CaseResult:
 
 CASES = ([hertz_sphere_plane] + [restitution_case(law, e) for law in LAWS for e in RESTITUTIONS if
                                  not (law == "flores" and e == 0.0)] + [newtons_cradle, bouncing_ball,
-                                                                               flexible_beam_wall])
+                                                                               flexible_beam_wall, slider_crank_clearance])

@@ -1,0 +1,304 @@
+"""Friction of contact pairs: regularized Coulomb laws and the tangential force kernel (docs/theory-contact.md §5).
+
+**Laws.** A friction law gives the friction coefficient as a function of the slip speed ``s = |v_t|`` (m/s),
+vectorized, with what the Newton blocks need (``coefficient(s) -> (mu, dmu/ds, mu/s)``; ``mu/s`` is returned
+finite at ``s = 0``, where every law here is linear in the slip velocity):
+
+* ``CoulombRamp`` -- Coulomb friction with the "dynamic correction coefficient" of Ambrosio (seed 003, §4.3,
+  eqs. (21)-(22)): ``mu_eff = mu c_d(s)``, ``c_d = 0`` below ``v_dead``, rising linearly to 1 at ``v0`` and 1
+  above. The seed's lower speed (its v0) is ``v_dead`` here (default 0, so ``mu_eff = mu min(1, s/v0)``), its
+  upper one (its v1) is ``v0``. ``shape="tanh"`` gives the smooth variant ``mu tanh(s/v0)``.
+* ``BrownMcPhee`` -- the continuous velocity-based model with a Stribeck peak of P. Brown & J. McPhee, "A
+  continuous velocity-based friction model for dynamics and control with physically meaningful parameters",
+  J. Comput. Nonlinear Dynam. 11(5):054502 (2016): with ``x = s / v_s``,
+  ``mu(s) = mu_d tanh(4 x) + (mu_s - mu_d) x / (x^2/4 + 3/4)^2``; the second term peaks at x = 1 with value
+  ``mu_s - mu_d``, so ``mu(v_s) ~= mu_s``. A tangential load below ``mu_s F_n`` is held by a creep speed
+  ``s* < v_s`` solving ``mu(s*) = F_t / F_n`` (``creep_speed``).
+
+Neither law has a state of its own: they are memoryless, so a "held" load creeps at ``s*`` (the price of a
+regularized law; a bristle model would need a per-pair state, see the theory note).
+
+**Kernel** (:func:`tangential_terms`). The friction force acts at the contact point X on body b (and the
+reaction at X on body a), opposite to the tangential slip velocity of the material points of b and a that
+coincide with X, rolling terms ``omega x r`` included:
+
+    v = G(q) q_dot,   v_t = v - (u . v) u,   f = -F_n mu(|v_t|) v_t / |v_t|,   Q = G^T f,
+
+with u the contact normal and ``G = d v / d q_dot`` the Jacobian of the relative velocity of those material
+points at their current body-fixed coordinates ``u_k = A_k^T (X - r_k)`` (k = a, b). Because X moves over the
+bodies, G depends on q also through ``u_k(q)``; the exact derivatives are in the theory note §5.3.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import rotations as rot
+from ..errors import ModelError, NonFiniteError
+
+__all__ = ["FrictionLaw", "CoulombRamp", "BrownMcPhee", "tangential_terms", "FrictionFrame"]
+
+
+def _number(value, what: str, owner: str, positive: bool = True, allow_zero: bool = False) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ModelError(f"{owner}: {what} must be a number, got {value!r}") from None
+    if not math.isfinite(x) or x < 0 or (x == 0 and not allow_zero and positive):
+        raise ModelError(f"{owner}: {what} must be {'non-negative' if allow_zero else 'positive'} and finite, "
+                         f"got {x}")
+    return x
+
+
+def _speeds(name: str, s) -> np.ndarray:
+    s = np.asarray(s, dtype=float)
+    bad = ~np.isfinite(s) | (s < 0)
+    if bad.any():
+        k = int(np.flatnonzero(bad.ravel())[0])
+        raise NonFiniteError(f"{name} friction law: slip speed[{k}] = {s.ravel()[k]} is not a finite non-negative "
+                             "number")
+    return s
+
+
+class FrictionLaw:
+    """A friction coefficient as a function of the slip speed (m/s).
+
+    A user law subclasses this and defines ``coefficient``; it must be linear in the slip velocity near rest
+    (``mu/s`` finite at s = 0), or the tangential force is discontinuous at v_t = 0."""
+
+    name = "friction"
+    _scale = 1.0            # a typical slip speed (m/s) where mu is developed; subclasses set it
+
+    def coefficient(self, s):
+        """``(mu, dmu/ds, mu/s)`` for slip speeds ``s >= 0`` (arrays); ``mu/s`` finite at s = 0."""
+        raise NotImplementedError
+
+    def mu(self, s):
+        return self.coefficient(s)[0]
+
+    def creep_speed(self, ratio: float) -> float:
+        """Steady slip speed (m/s) at which the law carries ``F_t = ratio F_n`` (the smallest root of
+        ``mu(s) = ratio``), or ``inf`` if the law never reaches that ratio."""
+        from scipy.optimize import brentq
+        ratio = float(ratio)
+        if ratio <= 0.0:
+            return 0.0
+        hi = self._scale
+        for _ in range(200):
+            if float(self.mu(hi)) >= ratio:
+                break
+            if hi > 1e6 * self._scale:
+                return math.inf
+            hi *= 1.5
+        else:
+            return math.inf
+        # the smallest root: bracket on a fine grid below hi (mu may be non-monotone)
+        grid = np.linspace(0.0, hi, 2001)
+        m = self.mu(grid) - ratio
+        k = int(np.flatnonzero(m >= 0.0)[0])
+        return float(brentq(lambda x: float(self.mu(x)) - ratio, grid[k - 1], grid[k], xtol=1e-16, rtol=1e-14))
+
+
+class CoulombRamp(FrictionLaw):
+    """Regularized Coulomb friction, ``mu_eff(s) = mu c_d(s)`` (seed 003, Ambrosio §4.3 eqs. (21)-(22)).
+
+    Args:
+        mu: dynamic friction coefficient (-).
+        v0: slip speed (m/s) from which the full ``mu`` acts (Ambrosio's v1).
+        v_dead: slip speed (m/s) below which no friction acts (Ambrosio's v0; default 0, then
+            ``mu_eff = mu min(1, s / v0)``, linear in the slip velocity near rest).
+        shape: ``"linear"`` (the seed's ramp, default) or ``"tanh"`` (``mu tanh(s/v0)``, smooth; needs
+            ``v_dead = 0``).
+
+    A tangential load ``F_t < mu F_n`` is carried by a steady creep at ``s = v0 F_t / (mu F_n)`` (linear ramp).
+    """
+
+    name = "Coulomb ramp"
+
+    def __init__(self, mu: float, v0: float, v_dead: float = 0.0, shape: str = "linear"):
+        owner = f"{self.name} friction law"
+        self.mu_d = _number(mu, "friction coefficient mu", owner, allow_zero=True)
+        self.v0 = _number(v0, "ramp speed v0 (m/s)", owner)
+        self.v_dead = _number(v_dead, "dead-zone speed v_dead (m/s)", owner, allow_zero=True)
+        if shape not in ("linear", "tanh"):
+            raise ModelError(f"{owner}: shape must be 'linear' or 'tanh', got {shape!r}")
+        if self.v_dead >= self.v0:
+            raise ModelError(f"{owner}: v_dead ({self.v_dead} m/s) must be below v0 ({self.v0} m/s)")
+        if shape == "tanh" and self.v_dead:
+            raise ModelError(f"{owner}: the tanh shape has no dead zone (v_dead must be 0)")
+        self.shape = shape
+        self._scale = self.v0
+
+    def coefficient(self, s):
+        s = _speeds(self.name, s)
+        mu, v0, vd = self.mu_d, self.v0, self.v_dead
+        if self.shape == "tanh":
+            z = s / v0
+            th = np.tanh(z)
+            ratio = np.where(z > 1e-6, th / np.where(z > 1e-6, z, 1.0), 1.0 - z * z / 3.0)   # tanh(z)/z
+            return mu * th, mu / v0 * (1.0 - th * th), mu / v0 * ratio
+        c = np.clip((s - vd) / (v0 - vd), 0.0, 1.0)
+        ramp = (s > vd) & (s < v0)
+        dmu = np.where(ramp, mu / (v0 - vd), 0.0)
+        if vd == 0.0:
+            mu_over_s = np.where(s < v0, mu / v0, mu / np.where(s < v0, 1.0, s))
+        else:
+            mu_over_s = np.where(s > vd, mu * c / np.where(s > vd, s, 1.0), 0.0)
+        return mu * c, dmu, mu_over_s
+
+    def __repr__(self) -> str:
+        dead = f", v_dead={self.v_dead:.6g}" if self.v_dead else ""
+        return f"CoulombRamp(mu={self.mu_d:.6g}, v0={self.v0:.6g}{dead}, shape={self.shape!r})"
+
+
+class BrownMcPhee(FrictionLaw):
+    """Brown & McPhee (2016) continuous friction with a Stribeck peak (no state).
+
+    ``mu(s) = mu_d tanh(4 s/v_s) + (mu_s - mu_d) (s/v_s) / ((s/v_s)^2/4 + 3/4)^2``.
+
+    Args:
+        mu_s: static friction coefficient (-), ``>= mu_d``; the coefficient peaks near ``mu_s`` at ``s = v_s``.
+        mu_d: dynamic (Coulomb) coefficient (-), reached for ``s >> v_s``.
+        v_s: stiction (transition) speed (m/s): a load up to ~``mu_s F_n`` is carried by a creep ``< v_s``.
+    """
+
+    name = "Brown-McPhee"
+
+    def __init__(self, mu_s: float, mu_d: float, v_s: float):
+        owner = f"{self.name} friction law"
+        self.mu_s = _number(mu_s, "static coefficient mu_s", owner, allow_zero=True)
+        self.mu_d = _number(mu_d, "dynamic coefficient mu_d", owner, allow_zero=True)
+        self.v_s = _number(v_s, "stiction speed v_s (m/s)", owner)
+        if self.mu_s < self.mu_d:
+            raise ModelError(f"{owner}: mu_s ({self.mu_s}) must not be below mu_d ({self.mu_d})")
+        self._scale = self.v_s
+
+    def coefficient(self, s):
+        s = _speeds(self.name, s)
+        vs, md, dm = self.v_s, self.mu_d, self.mu_s - self.mu_d
+        x = s / vs
+        z = 4.0 * x
+        th = np.tanh(z)
+        D = 0.25 * x * x + 0.75
+        mu = md * th + dm * x / (D * D)
+        dmu = md * 4.0 / vs * (1.0 - th * th) + dm / vs * (D - x * x) / D ** 3
+        ratio = np.where(z > 1e-6, th / np.where(z > 1e-6, z, 1.0), 1.0 - z * z / 3.0)   # tanh(z)/z
+        mu_over_s = md * 4.0 / vs * ratio + dm / (vs * D * D)
+        return mu, dmu, mu_over_s
+
+    def peak(self) -> float:
+        """The largest coefficient (at s = v_s up to the tanh term): ``mu_d tanh(4) + mu_s - mu_d``."""
+        return self.mu_d * math.tanh(4.0) + self.mu_s - self.mu_d
+
+    def __repr__(self) -> str:
+        return f"BrownMcPhee(mu_s={self.mu_s:.6g}, mu_d={self.mu_d:.6g}, v_s={self.v_s:.6g})"
+
+
+# ---- the kernel ---------------------------------------------------------------------------------------------
+
+class FrictionFrame:
+    """Contact geometry of ``n`` pairs for the friction kernel (all arrays over the pairs).
+
+    ``u``/``U``: contact normal (n, 3) and its gradient (n, 3, nx); ``ya``/``Ya`` and ``yb``/``Yb``: the arms
+    ``X - r_a`` and ``X - r_b`` from each body's frame origin to the contact point X, with gradients;
+    ``Sa``/``Sb``: (n, 3, m) translational mode shapes the material point follows on a flexible side (None on
+    a rigid one).
+    """
+
+    def __init__(self, u, U, ya, Ya, yb, Yb, Sa=None, Sb=None):
+        self.u, self.U, self.ya, self.Ya, self.yb, self.Yb, self.Sa, self.Sb = u, U, ya, Ya, yb, Yb, Sa, Sb
+
+
+_EYE = np.eye(3)
+_PI, _PJ = slice(3, 7), slice(10, 14)
+
+
+def _basis_B(p: np.ndarray) -> np.ndarray:
+    """``B(p, e_k)`` for k = 0, 1, 2: (n, 3 (k), 3, 4)."""
+    return rot.B(p[:, None, :], _EYE[None, :, :])
+
+
+def tangential_terms(s, frame: FrictionFrame, Fn, dFn_dx, dFn_dxd, coef_fn, blocks: bool):
+    """Friction of ``n`` pairs at a trial state.
+
+    Args:
+        s: the pairs' :class:`~flexmb.kinematics.PairState` (columns ``r_a, p_a, r_b, p_b, eta_a, eta_b``).
+        frame: :class:`FrictionFrame` of the pairs.
+        Fn, dFn_dx, dFn_dxd: normal force (n,) and its gradients (n, nx) w.r.t. the pair coordinates and rates.
+        coef_fn: ``s -> (mu, dmu/ds, mu/s)`` per pair (the pairs' laws).
+        blocks: also return the exact derivatives.
+
+    Returns ``(Q, power, dQ_dx, dQ_dxd)``: the generalized friction force (n, nx) (to be *subtracted* from the
+    residual), its power ``f . v`` (n,) (W, <= 0), and, when ``blocks``, ``dQ/dx`` and ``dQ/dxd`` (n, nx, nx).
+    """
+    n, nx = s.x.shape
+    fr = frame
+    Aa, Ab = s.A(0), s.A(1)
+    pa, pb, pda, pdb = s.p(0), s.p(1), s.pd(0), s.pd(1)
+    ua = np.einsum("nji,nj->ni", Aa, fr.ya)                  # body-fixed coordinates of X
+    ub = np.einsum("nji,nj->ni", Ab, fr.yb)
+    Ba, Bb = rot.B(pa, ua), rot.B(pb, ub)
+    ma, mb = s.modal(0), s.modal(1)
+    G = np.zeros((n, 3, nx))
+    G[:, :, 0:3] = -_EYE
+    G[:, :, _PI] = -Ba
+    G[:, :, 7:10] = _EYE
+    G[:, :, _PJ] = Bb
+    if fr.Sa is not None:
+        G[:, :, ma] = -np.einsum("nij,njm->nim", Aa, fr.Sa)
+    if fr.Sb is not None:
+        G[:, :, mb] = np.einsum("nij,njm->nim", Ab, fr.Sb)
+    v = np.einsum("nkx,nx->nk", G, s.xd)                     # relative velocity of the material points
+    u = fr.u
+    un = np.einsum("nk,nk->n", u, v)
+    vt = v - un[:, None] * u
+    sp = np.linalg.norm(vt, axis=1)
+    mu, dmu, mu_s = coef_fn(sp)
+    phi = mu_s[:, None] * vt                                 # mu(|v_t|) v_t / |v_t|
+    f = -Fn[:, None] * phi
+    Q = np.einsum("nkx,nk->nx", G, f)
+    power = np.einsum("nk,nk->n", f, v)
+    if not blocks:
+        return Q, power, None, None
+
+    # -- derivatives (docs/theory-contact.md §5.3) ----------------------------------------------------------
+    Bka, Bkb = _basis_B(pa), _basis_B(pb)                   # (n, k, 3, 4)
+    Mt_a = np.einsum("nkip,ni->nkp", Bka, fr.ya)             # d(A_a^T y)/dp_a at fixed y, (n, 3, 4)
+    Mt_b = np.einsum("nkip,ni->nkp", Bkb, fr.yb)
+    dua = np.einsum("nji,njx->nix", Aa, fr.Ya)               # d u_a / dx
+    dua[:, :, _PI] += Mt_a
+    dub = np.einsum("nji,njx->nix", Ab, fr.Yb)
+    dub[:, :, _PJ] += Mt_b
+    Adot_a = np.einsum("nkip,np->nik", Bka, pda)             # dA/dt columns: B(p, e_k) p_dot
+    Adot_b = np.einsum("nkip,np->nik", Bkb, pdb)
+    V = np.einsum("nik,nkx->nix", Adot_b, dub) - np.einsum("nik,nkx->nix", Adot_a, dua)   # d v / dx
+    V[:, :, _PJ] += rot.B(pdb, ub)
+    V[:, :, _PI] -= rot.B(pda, ua)
+    if fr.Sb is not None:
+        V[:, :, _PJ] += rot.B(pb, np.einsum("nkm,nm->nk", fr.Sb, s.xd[:, mb]))
+    if fr.Sa is not None:
+        V[:, :, _PI] -= rot.B(pa, np.einsum("nkm,nm->nk", fr.Sa, s.xd[:, ma]))
+    U = fr.U
+    # d v_t / dx and d v_t / dxd
+    uV = np.einsum("nk,nkx->nx", u, V) + np.einsum("nk,nkx->nx", v, U)
+    Vt_x = V - u[:, :, None] * uV[:, None, :] - un[:, None, None] * U
+    Vt_xd = G - u[:, :, None] * np.einsum("nk,nkx->nx", u, G)[:, None, :]
+    t = np.where(sp[:, None] > 0.0, vt / np.where(sp > 0.0, sp, 1.0)[:, None], 0.0)
+    Jphi = mu_s[:, None, None] * _EYE + (dmu - mu_s)[:, None, None] * t[:, :, None] * t[:, None, :]
+    df_dx = -phi[:, :, None] * dFn_dx[:, None, :] - Fn[:, None, None] * np.einsum("nij,njx->nix", Jphi, Vt_x)
+    df_dxd = -phi[:, :, None] * dFn_dxd[:, None, :] - Fn[:, None, None] * np.einsum("nij,njx->nix", Jphi, Vt_xd)
+    dQ_dx = np.einsum("nkx,nky->nxy", G, df_dx)
+    dQ_dxd = np.einsum("nkx,nky->nxy", G, df_dxd)
+    # derivative of G^T f at fixed f: rows p (through p and u_k) and rows eta (through p)
+    Mf_a = np.einsum("nkip,ni->nkp", Bka, f)                 # d(A_a^T f)/dp_a, (n, 3, 4)
+    Mf_b = np.einsum("nkip,ni->nkp", Bkb, f)
+    dQ_dx[:, _PJ, :] += np.einsum("nkp,nkx->npx", Mf_b, dub)
+    dQ_dx[:, _PJ, _PJ] += 2.0 * rot.Q(f, ub)
+    dQ_dx[:, _PI, :] -= np.einsum("nkp,nkx->npx", Mf_a, dua)
+    dQ_dx[:, _PI, _PI] -= 2.0 * rot.Q(f, ua)
+    if fr.Sb is not None:
+        dQ_dx[:, mb, _PJ] += np.einsum("nkm,nkp->nmp", fr.Sb, Mf_b)
+    if fr.Sa is not None:
+        dQ_dx[:, ma, _PI] -= np.einsum("nkm,nkp->nmp", fr.Sa, Mf_a)
+    return Q, power, dQ_dx, dQ_dxd
