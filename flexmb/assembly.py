@@ -28,6 +28,7 @@ from .bodies.rigid import NormalizationGroup, RigidBody, RigidBodyGroup
 from .errors import InstabilityError, ModelError
 from .forces.applied import AppliedLoadGroup, Force, Torque
 from .contact.pairs import CONTACT_TYPES, ContactGroup
+from .contact.mesh import contact_groups as mesh_contact_groups
 from .forces.crash import crash_groups
 from .forces.motor import DCMotor, DCMotorGroup
 from .forces.nodal import NodalForce, NodalForceGroup
@@ -114,6 +115,7 @@ class Assembly:
         keys = sorted({(type(c).__name__, c.body_a.n_modes, c.body_b.n_modes) for c in contacts})
         self.contacts = [ContactGroup([c for c in contacts if (type(c).__name__, c.body_a.n_modes, c.body_b.n_modes) == k],
                                       self.nq) for k in keys]
+        self.contacts += mesh_contact_groups(system.forces, self.nq, *extend(*self.initial_state()))   # contact/mesh.py
         users = [f for f in system.forces if isinstance(f, UserForce)]
         self.users = UserForceGroup(users) if users else None
         self.crash = crash_groups(system.forces, self.nq)

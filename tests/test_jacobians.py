@@ -11,6 +11,7 @@ import scipy.sparse as sp
 
 import flexmb as fm
 from flexmb import rotations as rot
+from flexmb.contact import mesh as mesh_contact
 
 rng = np.random.default_rng(7)
 
@@ -67,6 +68,14 @@ def make_flexible(kind):
         "flex-flex": lambda: [g := s.add(flexible("g", n_modes=2, position=tuple(Pt))),
                               fm.Spherical(f.interface("tip"), g.interface("root"), Pt),
                               fm.Distance(f.node(1), g.node(3), Pt - 0.3, g.initial_frame()[0] + 0.5)][1:],
+        "flex-node-plane": lambda: [mesh_contact.NodePlaneContact(
+            s.ground, f, np.arange(5), 0.5 * (f.initial_frame()[0] + Pt), (0.0, 1.0, 0.1),
+            fm.contact.LankaraniNikravesh(1e4, 0.6), thickness=0.3, margin=2.0)],
+        "flex-node-mesh": lambda: [mesh_contact.NodeMeshContact(
+            f, np.arange(5), a, mesh_contact.TriangleMesh(
+                a.to_local_point(0.5 * (f.initial_frame()[0] + Pt)) + 0.6 * np.array(
+                    [[-1, 0, -1], [1, 0, -1], [1, 0, 1], [-1, 0, 1]]), [[0, 2, 1], [0, 3, 2]]),
+            fm.contact.HuntCrossley(1e4, 0.8), thickness=0.25, margin=2.0)],
     }[kind]()
     for it in items:
         s.add(it)
@@ -106,6 +115,31 @@ def make(kind):
                              fm.SphereSphereContact(a, b, (0.1, 0.2, 0.3), (1.0, -0.2, 0.4), 0.5, 0.5,
                                                     fm.contact.Flores(2e4, 0.7))],
         "user-force": lambda: [fm.UserForce([a, b], lambda t, q, v: -3.0 * q * np.sin(q) - 0.5 * v * q)],
+        "sphere-mesh": lambda: [  # a sphere in the face, edge and vertex regions of a tetrahedron on a
+            mesh_contact.SphereMeshContact(a, tet, b, a.initial_frame()[0] + a.initial_frame()[1] @ c, 0.5,
+                                           fm.contact.LankaraniNikravesh(1e4, 0.6))
+            for tet in [mesh_contact.TriangleMesh([[0, 0, 0], [0.6, 0, 0], [0, 0.6, 0], [0, 0, 0.6]],
+                                                  [[0, 2, 1], [0, 1, 3], [1, 2, 3], [0, 3, 2]], closed=True)]
+            for c in ((0.37, 0.37, 0.37), (0.3, -0.25, -0.25), (-0.2, -0.2, -0.2))],
+        "sphere-cloud": lambda: [mesh_contact.SphereCloudContact(
+            [a, a, b, b], [(0.1, 0.2, 0.3), (0.2, 0.3, 0.3), (1.0, -0.2, 0.4), (1.0, -0.3, 0.5)], 0.6,
+            fm.contact.Flores(2e4, 0.7), planes=[(s.ground, (0, 0, 0), (0.1, 1.0, 0.2))], coupling="all")],
+        # friction: damped laws with a high approach-speed floor keep every pair pressing at the random state;
+        # ramp speeds of the order of the random slip speeds put the laws in their non-saturated range
+        "contact-friction": lambda: [
+            fm.SpherePlaneContact(s.ground, a, (0, 0, 0), (0.1, 1.0, 0.2), (0.1, 0.2, 0.3), 0.5,
+                                  fm.contact.LankaraniNikravesh(1e4, 0.6, min_approach_speed=10.0),
+                                  friction=fm.contact.CoulombRamp(0.3, 5.0)),
+            fm.SphereSphereContact(a, b, (0.1, 0.2, 0.3), (1.0, -0.2, 0.4), 0.6, 0.6,
+                                   fm.contact.Flores(2e4, 0.7, min_approach_speed=10.0),
+                                   friction=fm.contact.BrownMcPhee(0.5, 0.3, 0.8))],
+        "contact-clearance": lambda: [
+            fm.contact.ClearanceJoint(a, b, P, ax, 0.01, 0.05,
+                                      fm.contact.LankaraniNikravesh(1e5, 0.8, min_approach_speed=10.0),
+                                      friction=fm.contact.CoulombRamp(0.2, 2.0, shape="tanh")),
+            fm.contact.ClearanceJoint(b, a, (0.7, 0, 0.2), (1, 0, 0.3), 0.02, 0.05,
+                                      fm.contact.LankaraniNikravesh(1e5, 0.8, n=1.0, min_approach_speed=10.0),
+                                      friction=fm.contact.BrownMcPhee(0.4, 0.2, 1.5), pin_center=(0.75, 0.03, 0.2))],
     }[kind]()
     for it in items:
         s.add(it)
@@ -114,9 +148,11 @@ def make(kind):
 
 KINDS = ["fixed", "revolute", "revolute-ground", "spherical", "prismatic", "cylindrical", "universal", "planar",
          "distance", "angle-driver", "displacement-driver", "coordinate-driver", "spring-damper",
-         "rotational-spring", "bushing", "forces", "dc-motor", "contacts", "user-force",
+         "rotational-spring", "bushing", "forces", "dc-motor", "contacts", "contact-friction", "contact-clearance",
+         "user-force",
          "flex-body", "flex-revolute-interface", "flex-fixed-node", "flex-angle-driver", "flex-spring-node",
-         "flex-nodal-force", "flex-flex"]
+         "flex-nodal-force", "flex-flex",
+         "sphere-mesh", "sphere-cloud", "flex-node-plane", "flex-node-mesh"]
 
 
 def fd(f, x, eps=1e-6):

@@ -12,6 +12,8 @@ from .hertz import (HERTZ_DURATION_COEFFICIENT, HertzImpact, cylinder_line, dura
 from .laws import (ApproachSpeeds, ContactLaw, Flores, HuntCrossley, HysteresisLaw, LankaraniNikravesh,
                    LinearSpringDamper, linear_damping_ratio, linear_restitution)
 from .friction import BrownMcPhee, CoulombRamp, FrictionLaw
+from .mesh import (ContactMarginWarning, NodeMeshContact, NodePlaneContact, SphereCloudContact, SphereMeshContact,
+                   TriangleMesh)
 from .pairs import ClearanceJoint, ContactGroup, SpherePlaneContact, SphereSphereContact
 from .restitution import (ImpactResult, achieved_restitution, exact_hysteresis_factor, hysteresis_restitution,
                           predicted_restitution, restitution_table, simulate_impact)
@@ -25,4 +27,6 @@ __all__ = [
     "simulate_impact", "achieved_restitution", "restitution_table",
     "SpherePlaneContact", "SphereSphereContact", "ClearanceJoint", "ContactGroup",
     "FrictionLaw", "CoulombRamp", "BrownMcPhee",
+    "TriangleMesh", "SphereMeshContact", "NodeMeshContact", "NodePlaneContact", "SphereCloudContact",
+    "ContactMarginWarning",
 ]

@@ -1,0 +1,1256 @@
+"""Triangle meshes as contact surfaces, point contacts of mesh nodes, and sphere clouds
+(docs/theory-contact.md §8).
+
+Contact elements (force elements of a System):
+
+* ``SphereMeshContact`` -- a sphere (on a rigid body, or a site of a flexible one) against a
+  ``TriangleMesh`` fixed in a rigid body or moving with the modes of a flexible body;
+* ``NodeMeshContact`` -- mesh nodes of a flexible body, each a point (optionally a small sphere of radius
+  ``thickness``) against a ``TriangleMesh``;
+* ``NodePlaneContact`` -- mesh nodes of a flexible body against a plane of a rigid body (or the ground):
+  the measure is the node's height above the plane, the "axial" measure of a NodeSite;
+* ``SphereCloudContact`` -- many spheres on many bodies: every pair of spheres on different bodies, and
+  every sphere against a list of planes.
+
+Every element is evaluated in a group of its kind (``contact_groups``), one vectorized call for all its
+candidates. Candidates come from the broad phase (flexmb/contact/broadphase.py), rebuilt at accepted steps
+only. A candidate's measure ``x(q)`` and penetration ``delta = R - x`` follow the closest feature:
+
+* face of a triangle: ``x = n . (c - X_0)``, the signed height of the centre above the triangle's plane;
+* edge (X_a, X_b): ``x = |d_a x d_b| / |d_a - d_b|``, the distance of the centre from the edge line;
+* vertex X_k: ``x = |c - X_k|``;
+
+with ``d_k = c - X_k`` (global) and the normal ``n`` of the (deformed) triangle. The normal force acts along
+``grad x``; its Newton blocks are exact for the feature of the current iterate (a feature switch inside a
+step changes the Hessian, not the value or the gradient: the distance is C1 across it).
+"""
+from __future__ import annotations
+
+import math
+import time
+import warnings
+
+import numpy as np
+
+from .. import kinematics as kin
+from .. import rotations as rot
+from ..bodies.base import Body, Site
+from ..errors import MeshError, ModelError
+from ..forces.base import ForceElement
+from ..kinematics import PairState
+from .broadphase import Skin, SlotMap, box_pairs, sphere_pairs, transfer_approach
+from .laws import ApproachSpeeds, ContactLaw
+
+__all__ = ["TriangleMesh", "SphereMeshContact", "NodeMeshContact", "NodePlaneContact", "SphereCloudContact",
+           "ContactMarginWarning", "contact_groups", "closest_point_on_triangles", "MESH_CONTACTS"]
+
+_AREA_RTOL = 1e-12       # a face is degenerate when its area <= rtol * (longest edge)^2
+_MAX_LISTED = 10
+_MAX_ALL_PAIRS = 20000   # coupling="all" of a sphere cloud: at most this many body pairs in the pattern
+_AUTO_ALL_PAIRS = 500    # coupling="auto": "all" up to this many body pairs, else "none"
+_TINY = 1e-300
+
+
+class ContactMarginWarning(UserWarning):
+    """A pair penetrated before the broad phase proposed it: the margin was too small for the step."""
+
+
+def _listing(items, total=None) -> str:
+    items = list(items)
+    shown = ", ".join(str(x) for x in items[:_MAX_LISTED])
+    extra = (len(items) if total is None else total) - min(len(items), _MAX_LISTED)
+    return shown + (f" ... and {extra} more" if extra > 0 else "")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The surface
+# ---------------------------------------------------------------------------------------------------------
+class TriangleMesh:
+    """A triangulated contact surface: ``points`` (n, 3) in the body frame and ``triangles`` (m, 3) ids.
+
+    The outward normal of a triangle ``(a, b, c)`` is ``(X_b - X_a) x (X_c - X_a)``: contact acts on that
+    side only. ``nodes`` (n,) maps the points to mesh nodes of a flexible body (default: point k is node k);
+    for a rigid body the points are body-fixed. Checked at construction (MeshError naming the faces):
+
+    * ids in range, no face repeating a vertex, no degenerate face (area <= 1e-12 (longest edge)^2);
+    * manifold edges: an edge is shared by at most two faces;
+    * consistent orientation: two faces sharing an edge traverse it in opposite directions
+      (otherwise their normals point to opposite sides);
+    * with ``closed=True``: no boundary edge (every edge has two faces) and a positive enclosed volume
+      (normals outward).
+
+    Not checked: self-intersections and "bow-tie" vertices (two fans of faces meeting at one vertex).
+    """
+
+    def __init__(self, points, triangles, *, closed: bool = False, nodes=None, name: str = "mesh"):
+        self.name = str(name)
+        owner = f"triangle mesh {self.name!r}"
+        try:
+            P = np.array(points, dtype=float)
+            T = np.array(triangles)
+        except (TypeError, ValueError):
+            raise MeshError(f"{owner}: points must be (n, 3) numbers and triangles (m, 3) vertex ids") from None
+        if P.ndim != 2 or P.shape[1] != 3 or not np.all(np.isfinite(P)):
+            raise MeshError(f"{owner}: points must be an (n, 3) array of finite coordinates, got shape {P.shape}")
+        if T.ndim != 2 or T.shape[1] != 3 or T.shape[0] == 0 or not np.issubdtype(T.dtype, np.integer):
+            raise MeshError(f"{owner}: triangles must be a non-empty (m, 3) array of integer vertex ids, "
+                            f"got shape {T.shape} ({T.dtype})")
+        T = T.astype(np.int64)
+        bad = np.flatnonzero((T < 0).any(axis=1) | (T >= len(P)).any(axis=1))
+        if bad.size:
+            raise MeshError(f"{owner}: {bad.size} triangles use vertex ids outside 0..{len(P) - 1}: "
+                            + _listing(f"triangle {t} {T[t].tolist()}" for t in bad[:_MAX_LISTED]))
+        s = np.sort(T, axis=1)
+        bad = np.flatnonzero((s[:, 1:] == s[:, :-1]).any(axis=1))
+        if bad.size:
+            raise MeshError(f"{owner}: {bad.size} triangles repeat a vertex: "
+                            + _listing(f"triangle {t} {T[t].tolist()}" for t in bad[:_MAX_LISTED]))
+        e1, e2 = P[T[:, 1]] - P[T[:, 0]], P[T[:, 2]] - P[T[:, 0]]
+        area = 0.5 * np.linalg.norm(np.cross(e1, e2), axis=1)
+        longest = np.max(np.linalg.norm(P[T] - P[T[:, [1, 2, 0]]], axis=2), axis=1)
+        bad = np.flatnonzero(area <= _AREA_RTOL * longest ** 2)
+        if bad.size:
+            raise MeshError(f"{owner}: {bad.size} degenerate triangles (zero area): " + _listing(
+                [f"triangle {t} (vertices {T[t].tolist()}, area {area[t]:.3g} m^2)" for t in bad[:_MAX_LISTED]],
+                bad.size))
+        self.points, self.triangles, self.closed = P, T, bool(closed)
+        self.nodes = None if nodes is None else np.asarray(nodes, dtype=np.int64).reshape(-1)
+        if self.nodes is not None and self.nodes.shape != (len(P),):
+            raise MeshError(f"{owner}: nodes must give one mesh node id per point ({len(P)}), got {self.nodes.shape}")
+        self._topology(owner)
+        for a in (self.points, self.triangles):
+            a.flags.writeable = False
+
+    def _topology(self, owner: str) -> None:
+        T, nv, nt = self.triangles, len(self.points), len(self.triangles)
+        a, b = T.reshape(-1), T[:, [1, 2, 0]].reshape(-1)            # directed edge k of face t: T[t,k] -> T[t,k+1]
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        key = lo * nv + hi
+        uniq, inv, cnt = np.unique(key, return_inverse=True, return_counts=True)
+        bad = np.flatnonzero(cnt > 2)
+        if bad.size:
+            faces = [f"edge ({uniq[e] // nv}, {uniq[e] % nv}) in triangles "
+                     f"{(np.flatnonzero(inv == e) // 3).tolist()}" for e in bad[:_MAX_LISTED]]
+            raise MeshError(f"{owner}: {bad.size} non-manifold edges (shared by more than two triangles): "
+                            + _listing(faces, bad.size))
+        dkey, dcnt = np.unique(a * nv + b, return_counts=True)
+        flips = dkey[dcnt > 1]
+        if flips.size:
+            pairs = []
+            for k in flips[:_MAX_LISTED]:
+                faces = np.flatnonzero(a * nv + b == k) // 3
+                pairs.append(f"triangles {faces.tolist()} along edge ({k // nv}, {k % nv})")
+            raise MeshError(f"{owner}: inconsistent orientation at {flips.size} edges: two triangles traverse a shared "
+                            f"edge in the same direction, so their normals point to opposite sides: "
+                            + _listing(pairs, flips.size) + "; reverse the vertex order of one of each pair")
+        face = np.arange(3 * nt) // 3
+        order = np.argsort(inv, kind="stable")
+        first = np.searchsorted(inv[order], np.arange(uniq.size))
+        f0 = face[order[first]]
+        f1 = np.where(cnt == 2, face[order[np.minimum(first + 1, 3 * nt - 1)]], -1)
+        other = np.where(face == f0[inv], f1[inv], f0[inv])
+        self.neighbor = np.where(cnt[inv] == 2, other, -1).reshape(nt, 3)   # face across local edge k (-1: boundary)
+        self.edge_owner = (self.neighbor < 0) | (np.arange(nt)[:, None] < self.neighbor)
+        vmin = np.full(nv, nt, dtype=np.int64)
+        np.minimum.at(vmin, T.reshape(-1), face)
+        self.vertex_owner = vmin[T] == np.arange(nt)[:, None]
+        nbrs = np.concatenate([np.column_stack([uniq // nv, uniq % nv]), np.column_stack([uniq % nv, uniq // nv])])
+        nbrs = nbrs[np.lexsort((nbrs[:, 1], nbrs[:, 0]))]
+        self.vn_ptr = np.concatenate([[0], np.cumsum(np.bincount(nbrs[:, 0], minlength=nv))])
+        self.vn_idx = nbrs[:, 1]
+        self.n_boundary_edges = int(np.sum(cnt == 1))
+        if self.closed:
+            if self.n_boundary_edges:
+                e = np.flatnonzero(cnt == 1)
+                raise MeshError(f"{owner}: the mesh is open: {e.size} boundary edges (used by one triangle only): "
+                                + _listing([f"({uniq[k] // nv}, {uniq[k] % nv})" for k in e[:_MAX_LISTED]], e.size)
+                                + "; pass closed=False for an open (one-sided) surface")
+            vol = self.volume()
+            if vol <= 0.0:
+                raise MeshError(f"{owner}: the normals point inward (enclosed volume {vol:.6g} m^3 <= 0); reverse the "
+                                "vertex order of every triangle")
+
+    # -- queries -------------------------------------------------------------------------------------
+    @property
+    def n_points(self) -> int:
+        return len(self.points)
+
+    @property
+    def n_triangles(self) -> int:
+        return len(self.triangles)
+
+    def normals(self, points=None) -> np.ndarray:
+        """Unit outward face normals (m, 3), of the given (deformed) points or of the mesh's own."""
+        P = self.points if points is None else np.asarray(points, float)
+        T = self.triangles
+        n = np.cross(P[T[:, 1]] - P[T[:, 0]], P[T[:, 2]] - P[T[:, 0]])
+        return n / np.linalg.norm(n, axis=1, keepdims=True)
+
+    def volume(self) -> float:
+        """Enclosed volume (m^3; meaningful for closed meshes): sum of X_a . (X_b x X_c) / 6."""
+        X = self.points[self.triangles]
+        return float(np.sum(np.einsum("nk,nk->n", X[:, 0], np.cross(X[:, 1], X[:, 2]))) / 6.0)
+
+    def __repr__(self) -> str:
+        return (f"TriangleMesh({self.name!r}: {self.n_points} points, {self.n_triangles} triangles, "
+                f"{'closed' if self.closed else f'open, {self.n_boundary_edges} boundary edges'})")
+
+    @classmethod
+    def from_femesh(cls, mesh, cell_set: str | None = None, *, closed: bool | None = None,
+                    name: str | None = None) -> "TriangleMesh":
+        """The surface of an FEMesh: its shell cells (triangles; quads split along the diagonal 0-2),
+        optionally only those of ``cell_set``, or else the boundary faces of its solid cells (outward,
+        corner nodes only: the surface of quadratic cells is linearized). Points are all mesh nodes
+        (``nodes[k] = k``), so the surface fits a FlexibleBody built on this mesh.
+        ``closed`` defaults to True for a solid's boundary and False for shells."""
+        cells = (dict(mesh.cells) if cell_set is None
+                 else {t: mesh.cells[t][i] for t, i in mesh.cell_set(cell_set).items()})
+        tris = []
+        if "triangle" in cells:
+            tris.append(cells["triangle"][:, :3])
+        if "quad" in cells:
+            q = cells["quad"]
+            tris += [q[:, [0, 1, 2]], q[:, [0, 2, 3]]]
+        shell = bool(tris)
+        if not shell:
+            faces = []
+            for t, table in _SOLID_FACES.items():
+                if t in cells:
+                    c = cells[t]
+                    for f in table:
+                        faces.append(c[:, list(f)])
+            if not faces:
+                raise MeshError(f"mesh has no shell or solid cells ({', '.join(cells) or 'no cells'}): no surface")
+            tris = _boundary(faces)
+        T = np.concatenate(tris).astype(np.int64)
+        return cls(mesh.points, T, closed=(not shell) if closed is None else closed,
+                   nodes=np.arange(len(mesh.points)), name=name or ("shell surface" if shell else "boundary"))
+
+
+# outward faces of VTK solid cells with positive volume (corner nodes)
+_SOLID_FACES = {
+    "tetra": ((0, 2, 1), (0, 1, 3), (1, 2, 3), (0, 3, 2)),
+    "tetra10": ((0, 2, 1), (0, 1, 3), (1, 2, 3), (0, 3, 2)),
+    "hexahedron": ((0, 3, 2, 1), (4, 5, 6, 7), (0, 1, 5, 4), (1, 2, 6, 5), (2, 3, 7, 6), (3, 0, 4, 7)),
+    "hexahedron20": ((0, 3, 2, 1), (4, 5, 6, 7), (0, 1, 5, 4), (1, 2, 6, 5), (2, 3, 7, 6), (3, 0, 4, 7)),
+}
+
+
+def _boundary(faces: list[np.ndarray]) -> list[np.ndarray]:
+    """Faces used by exactly one cell, split into triangles (quads along 0-2), orientation kept."""
+    out = []
+    for k in (3, 4):
+        F = np.concatenate([f for f in faces if f.shape[1] == k]) if any(f.shape[1] == k for f in faces) else None
+        if F is None:
+            continue
+        _, inv, cnt = np.unique(np.sort(F, axis=1), axis=0, return_inverse=True, return_counts=True)
+        B = F[cnt[inv.reshape(-1)] == 1]
+        out += [B] if k == 3 else [B[:, [0, 1, 2]], B[:, [0, 2, 3]]]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Geometry kernels (vectorized)
+# ---------------------------------------------------------------------------------------------------------
+FACE, EDGE, VERTEX = 0, 1, 2
+
+
+def closest_point_on_triangles(P, A, B, C) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Closest point of each triangle (A, B, C) to P, all (n, 3).
+
+    Returns ``(Q, kind, local)``: the closest points, the feature kind (FACE, EDGE, VERTEX) and its local
+    index (edge k joins vertices k and k+1 mod 3; vertex k). The Voronoi regions of the triangle's
+    vertices and edges are tested first (closed), the face last (strictly inside), as in Ericson,
+    Real-Time Collision Detection (2005) §5.1.5.
+    """
+    P, A, B, C = (np.asarray(x, dtype=float).reshape(-1, 3) for x in (P, A, B, C))
+    ab, ac, ap, bp, cp = B - A, C - A, P - A, P - B, P - C
+    d1, d2 = _dot(ab, ap), _dot(ac, ap)
+    d3, d4 = _dot(ab, bp), _dot(ac, bp)
+    d5, d6 = _dot(ab, cp), _dot(ac, cp)
+    vc, vb, va = d1 * d4 - d3 * d2, d5 * d2 - d1 * d6, d3 * d6 - d5 * d4
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_ab = d1 / (d1 - d3)
+        t_ca = d2 / (d2 - d6)
+        t_bc = (d4 - d3) / ((d4 - d3) + (d5 - d6))
+        den = 1.0 / (va + vb + vc)
+    conds = [
+        (d1 <= 0) & (d2 <= 0),                               # vertex A
+        (d3 >= 0) & (d4 <= d3),                              # vertex B
+        (d6 >= 0) & (d5 <= d6),                              # vertex C
+        (vc <= 0) & (d1 >= 0) & (d3 <= 0),                   # edge AB
+        (va <= 0) & (d4 - d3 >= 0) & (d5 - d6 >= 0),        # edge BC
+        (vb <= 0) & (d2 >= 0) & (d6 <= 0),                   # edge CA
+    ]
+    region = np.select(conds, [0, 1, 2, 3, 4, 5], default=6)
+    kind = np.array([VERTEX] * 3 + [EDGE] * 3 + [FACE])[region]
+    local = np.array([0, 1, 2, 0, 1, 2, 0])[region]
+    Q = np.select([c[:, None] for c in conds],
+                  [A, B, C, A + t_ab[:, None] * ab, B + t_bc[:, None] * (C - B), A + t_ca[:, None] * ac],
+                  default=A + (vb * den)[:, None] * ab + (vc * den)[:, None] * ac)
+    return Q, kind, local
+
+
+def _dot(a, b):
+    return np.einsum("...k,...k->...", a, b)
+
+
+def _skew(v):
+    return rot.skew(v)
+
+
+def feature_measure(kind, local, d, second: bool = False):
+    """Measure of the closest feature as a function of ``d = (d_0, d_1, d_2)`` (n, 3, 3), ``d_k = c - X_k``.
+
+    Returns ``(x, g, H)``: value (n,), gradient (n, 9) and, with ``second``, Hessian (n, 9, 9) with respect
+    to ``(d_0, d_1, d_2)`` (docs/theory-contact.md §8.2). ``kind``/``local`` as from
+    ``closest_point_on_triangles``.
+    """
+    kind = np.asarray(kind).reshape(-1)
+    local = np.asarray(local).reshape(-1)
+    n = d.shape[0]
+    x, g = np.zeros(n), np.zeros((n, 9))
+    H = np.zeros((n, 9, 9)) if second else None
+    f = kind == FACE
+    if f.any():
+        x[f], g[f], h = _face(d[f], second)
+        if second:
+            H[f] = h
+    for k in range(3):
+        e = (kind == EDGE) & (local == k)
+        if e.any():
+            k1 = (k + 1) % 3
+            xe, ge, he = _edge(d[e, k], d[e, k1], second)
+            cols = np.r_[3 * k:3 * k + 3, 3 * k1:3 * k1 + 3]
+            x[e] = xe
+            g[np.ix_(e, cols)] = ge
+            if second:
+                H[np.ix_(np.flatnonzero(e), cols, cols)] = he
+        v = (kind == VERTEX) & (local == k)
+        if v.any():
+            dv = d[v, k]
+            L = np.maximum(np.linalg.norm(dv, axis=1), _TINY)
+            u = dv / L[:, None]
+            x[v] = L
+            g[v, 3 * k:3 * k + 3] = u
+            if second:
+                H[np.ix_(np.flatnonzero(v), np.r_[3 * k:3 * k + 3], np.r_[3 * k:3 * k + 3])] = (
+                    (np.eye(3) - u[:, :, None] * u[:, None, :]) / L[:, None, None])
+    return x, g, H
+
+
+def _face(d, second):
+    """``x = V / |N|``, ``V = d0 . (d1 x d2)``, ``N = d0 x d1 + d1 x d2 + d2 x d0`` (the face normal)."""
+    d0, d1, d2 = d[:, 0], d[:, 1], d[:, 2]
+    V = _dot(d0, rot.cross(d1, d2))
+    N = rot.cross(d0, d1) + rot.cross(d1, d2) + rot.cross(d2, d0)
+    L = np.linalg.norm(N, axis=1)
+    JV = np.concatenate([rot.cross(d1, d2), rot.cross(d2, d0), rot.cross(d0, d1)], axis=1)        # (n, 9)
+    JN = np.concatenate([_skew(d2 - d1), _skew(d0 - d2), _skew(d1 - d0)], axis=2)                 # (n, 3, 9)
+    gphi = -N / L[:, None] ** 3                                                                    # grad of 1/|N|
+    u = np.einsum("nkx,nk->nx", JN, gphi)
+    x = V / L
+    g = JV / L[:, None] + V[:, None] * u
+    if not second:
+        return x, g, None
+    n = d.shape[0]
+    Hphi = (3.0 * N[:, :, None] * N[:, None, :] / L[:, None, None] ** 2 - np.eye(3)) / L[:, None, None] ** 3
+    H = (_trilinear_hessian(d0, d1, d2) / L[:, None, None]
+         + JV[:, :, None] * u[:, None, :] + u[:, :, None] * JV[:, None, :]
+         + V[:, None, None] * (np.einsum("nkx,nkl,nly->nxy", JN, Hphi, JN) + _normal_hessian(gphi, n)))
+    return x, g, H
+
+
+def _trilinear_hessian(d0, d1, d2):
+    """Hessian of ``d0 . (d1 x d2)``: blocks (0,1) = -[d2]x, (1,2) = -[d0]x, (2,0) = -[d1]x, transposes."""
+    H = np.zeros((d0.shape[0], 9, 9))
+    for (a, b), dc in (((0, 1), d2), ((1, 2), d0), ((2, 0), d1)):
+        S = _skew(dc)
+        H[:, 3 * a:3 * a + 3, 3 * b:3 * b + 3] = -S
+        H[:, 3 * b:3 * b + 3, 3 * a:3 * a + 3] = S
+    return H
+
+
+def _normal_hessian(w, n):
+    """Hessian of ``w . N`` (w fixed): blocks (0,1), (1,2), (2,0) = -[w]x, their transposes +[w]x."""
+    H = np.zeros((n, 9, 9))
+    W = _skew(w)
+    for a, b in ((0, 1), (1, 2), (2, 0)):
+        H[:, 3 * a:3 * a + 3, 3 * b:3 * b + 3] = -W
+        H[:, 3 * b:3 * b + 3, 3 * a:3 * a + 3] = W
+    return H
+
+
+def _edge(da, db, second):
+    """``x = |c| / |e|``, ``c = d_a x d_b``, ``e = d_a - d_b``: distance from the line through X_a, X_b."""
+    c = rot.cross(da, db)
+    e = da - db
+    C = np.maximum(np.linalg.norm(c, axis=1), _TINY)
+    E = np.linalg.norm(e, axis=1)
+    ch, eh = c / C[:, None], e / E[:, None]
+    Jc = np.concatenate([-_skew(db), _skew(da)], axis=2)                                           # (n, 3, 6)
+    gC = np.einsum("nkx,nk->nx", Jc, ch)
+    gE = np.concatenate([eh, -eh], axis=1)
+    x = C / E
+    g = gC / E[:, None] - (C / E ** 2)[:, None] * gE
+    if not second:
+        return x, g, None
+    n = da.shape[0]
+    Pc = (np.eye(3) - ch[:, :, None] * ch[:, None, :]) / C[:, None, None]
+    HC = np.einsum("nkx,nkl,nly->nxy", Jc, Pc, Jc)
+    W = _skew(ch)
+    HC[:, 0:3, 3:6] -= W
+    HC[:, 3:6, 0:3] += W
+    Pe = (np.eye(3) - eh[:, :, None] * eh[:, None, :]) / E[:, None, None]
+    HE = np.zeros((n, 6, 6))
+    HE[:, 0:3, 0:3] = HE[:, 3:6, 3:6] = Pe
+    HE[:, 0:3, 3:6] = HE[:, 3:6, 0:3] = -Pe
+    E2, E3 = (E ** 2)[:, None, None], (E ** 3)[:, None, None]
+    H = (HC / E[:, None, None] - (gC[:, :, None] * gE[:, None, :] + gE[:, :, None] * gC[:, None, :]) / E2
+         + C[:, None, None] * (2.0 * gE[:, :, None] * gE[:, None, :] / E3 - HE / E2))
+    return x, g, H
+
+
+def _compose(ds: list, x, g, H, xd) -> kin.Scalar:
+    """A scalar ``x(d_0, d_1, d_2)`` of three vector expressions, its gradient g and Hessian H given."""
+    J = np.concatenate([d.jac for d in ds], axis=1)                     # (n, 9, nx)
+    jac = np.einsum("nk,nkx->nx", g, J)
+    dd = np.einsum("nkx,nx->nk", J, xd)
+    quad = np.einsum("nk,nk->n", g, np.concatenate([d.quad for d in ds], axis=1)) + np.einsum(
+        "nk,nkl,nl->n", dd, H, dd)
+
+    def hess(w):
+        JH = np.einsum("nkx,nkl->nxl", J, H)
+        h = w[:, None, None] * np.einsum("nxl,nly->nxy", JH, J)
+        for k, d in enumerate(ds):
+            h += d.hess(w[:, None] * g[:, 3 * k:3 * k + 3])
+        return h
+
+    return kin.Scalar(x, jac, quad, hess)
+
+
+def _global_points(qe, ve, F, Mg, u, S):
+    """Global positions and velocities of body points ``u + S eta`` (F: (n, 7) frame columns, Mg modal)."""
+    r, rd = qe[F[:, :3]], ve[F[:, :3]]
+    if (S is None or not S.shape[-1]) and not np.any(u):
+        return r, rd                                   # points at the body origins (sphere centres)
+    p, pd = qe[F[:, 3:]], ve[F[:, 3:]]
+    A = rot.A(p)
+    ud = u
+    ASd = 0.0
+    if S is not None and S.shape[-1]:
+        ud = u + np.einsum("nkm,nm->nk", S, qe[Mg])
+        ASd = np.einsum("nij,nj->ni", A, np.einsum("nkm,nm->nk", S, ve[Mg]))
+    X = r + np.einsum("nij,nj->ni", A, ud)
+    V = rd + np.einsum("nij,nj->ni", rot.B(p, ud), pd) + ASd
+    return X, V
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Contact elements
+# ---------------------------------------------------------------------------------------------------------
+def _law(law, owner):
+    if not isinstance(law, ContactLaw):
+        raise ModelError(f"{owner}: law must be a contact law (flexmb.contact.LankaraniNikravesh, ...), got {law!r}")
+    return law
+
+
+def _length(value, what, owner, allow_zero=False):
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ModelError(f"{owner}: {what} must be a number, got {value!r}") from None
+    if not math.isfinite(x) or x < 0 or (x == 0 and not allow_zero):
+        raise ModelError(f"{owner}: {what} must be {'non-negative' if allow_zero else 'positive'} and finite, "
+                         f"got {x} m")
+    return x
+
+
+def _check_site(site, owner, what):
+    if not isinstance(site, (Body, Site)):
+        raise ModelError(f"{owner}: {what} must be a body or a site on a body, got {site!r}")
+    return site
+
+
+def _rigid(body, owner, what):
+    _check_site(body, owner, what)
+    if not isinstance(body, Body) or body.n_modes:
+        raise ModelError(f"{owner}: {what} must be a rigid body or the ground, got {body!r}")
+    return body
+
+
+def _flexible(body, owner):
+    if not isinstance(body, Body) or not body.n_modes:
+        raise ModelError(f"{owner}: the nodes must belong to a flexible body, got {body!r}")
+    return body
+
+
+def _mesh_vertices(mesh, body, owner):
+    """Body-frame vertex positions and (for flexible bodies) their mode shapes (nv, 3, m)."""
+    if not isinstance(mesh, TriangleMesh):
+        raise ModelError(f"{owner}: mesh must be a flexmb.contact.mesh.TriangleMesh, got {mesh!r}")
+    if not body.n_modes:
+        return mesh.points, None
+    nodes = mesh.nodes if mesh.nodes is not None else np.arange(mesh.n_points)
+    nn = body.modes.nodes.shape[0]
+    tol = 1e-9 * (1.0 + np.abs(mesh.points).max())
+    if nodes.max() >= nn or not np.allclose(body.modes.nodes[nodes], mesh.points, atol=tol):
+        raise ModelError(f"{owner}: {mesh!r} does not lie on the mesh nodes of flexible body {body.name!r} "
+                         f"({nn} nodes): build it with TriangleMesh.from_femesh(body.modes.model.mesh) or give nodes=")
+    return mesh.points, body.node_shapes(nodes)[0]
+
+
+class _PointContact(ForceElement):
+    """Common part: a set of contact points (sphere centres or nodes) on one site, one law."""
+
+    def _points(self):                                  # (body, u (n,3), S (n,3,m) or None, R (n,))
+        raise NotImplementedError
+
+
+class SphereMeshContact(_PointContact):
+    """A sphere (centre ``center``, global at the start, radius ``radius``) on ``sphere`` (a body or a
+    site of a flexible body) against ``mesh`` on ``mesh_body`` (rigid: body-fixed points; flexible: its
+    mesh nodes, moving with the modes). ``margin`` (m, default the radius): gap below which the
+    broad phase proposes a sphere-triangle pair."""
+
+    kind = "sphere-mesh contact"
+
+    def __init__(self, mesh_body, mesh: TriangleMesh, sphere, center, radius: float, law: ContactLaw,
+                 margin: float | None = None, name: str | None = None):
+        super().__init__(name)
+        self.mesh_body = _check_site(mesh_body, self.owner, "mesh_body")
+        if not isinstance(mesh_body, Body):
+            raise ModelError(f"{self.owner}: mesh_body must be a body (a flexible body's mesh moves with its modes)")
+        self.site = _check_site(sphere, self.owner, "sphere")
+        if self.site.body is mesh_body:
+            raise ModelError(f"{self.owner}: a contact between body {mesh_body.name!r} and itself")
+        self.mesh = mesh
+        self.vertices, self.vertex_shapes = _mesh_vertices(mesh, mesh_body, self.owner)
+        self.center = np.asarray(center, dtype=float).reshape(3)
+        self.radius = _length(radius, "radius", self.owner)
+        self.margin = self.radius if margin is None else _length(margin, "margin", self.owner)
+        self.law = _law(law, self.owner)
+
+    @property
+    def bodies(self):
+        return (self.mesh_body, self.site.body)
+
+    def _points(self):
+        S = self.site.point_shape(self.center)
+        return (self.site.body, self.site.to_local_point(self.center)[None], S[None] if S.shape[1] else None,
+                np.array([self.radius]))
+
+
+def _node_points(body, nodes, thickness, owner):
+    from ..forces.nodal import _node_ids
+    ids = _node_ids(body, nodes, owner)
+    t = body.node_shapes(ids)[0]            # = NodeSite(body, k).point_shape(node position)
+    return ids, body.modes.nodes[ids], t, np.full(ids.size, thickness)
+
+
+class NodeMeshContact(_PointContact):
+    """Mesh nodes ``nodes`` (ids or a node-set name) of flexible ``body`` against ``mesh`` on ``mesh_body``;
+    each node is a point contact (a sphere of radius ``thickness``, default 0). ``margin`` (m) defaults
+    to 5 % of the nodes' span."""
+
+    kind = "node-mesh contact"
+
+    def __init__(self, body, nodes, mesh_body, mesh: TriangleMesh, law: ContactLaw, thickness: float = 0.0,
+                 margin: float | None = None, name: str | None = None):
+        super().__init__(name)
+        self.body = _flexible(body, self.owner)
+        self.mesh_body = _check_site(mesh_body, self.owner, "mesh_body")
+        if mesh_body is body or not isinstance(mesh_body, Body):
+            raise ModelError(f"{self.owner}: mesh_body must be another body")
+        self.thickness = _length(thickness, "thickness", self.owner, allow_zero=True)
+        self.nodes, u, self._S, self._R = _node_points(body, nodes, self.thickness, self.owner)
+        self._u = u
+        self.mesh = mesh
+        self.vertices, self.vertex_shapes = _mesh_vertices(mesh, mesh_body, self.owner)
+        span = float(np.ptp(body.modes.nodes, axis=0).max()) or 1.0
+        self.margin = 0.05 * span if margin is None else _length(margin, "margin", self.owner)
+        self.law = _law(law, self.owner)
+
+    @property
+    def bodies(self):
+        return (self.mesh_body, self.body)
+
+    def _points(self):
+        return self.body, self._u, self._S, self._R
+
+
+class NodePlaneContact(_PointContact):
+    """Mesh nodes ``nodes`` of flexible ``body`` against the plane through ``point`` with outward unit
+    ``normal`` (global at the start) fixed in rigid body ``plane`` (or the ground). The measure of node
+    k is its height above the plane, the "axial" measure of ``body.node(k)``; ``thickness`` (m) is
+    subtracted. ``margin`` (m, default 5 % of the nodes' span) selects the nodes near the plane at each
+    accepted step."""
+
+    kind = "node-plane contact"
+
+    def __init__(self, plane, body, nodes, point, normal, law: ContactLaw, thickness: float = 0.0,
+                 margin: float | None = None, name: str | None = None):
+        super().__init__(name)
+        self.plane = _rigid(plane, self.owner, "plane")
+        self.body = _flexible(body, self.owner)
+        self.thickness = _length(thickness, "thickness", self.owner, allow_zero=True)
+        self.nodes, self._u, self._S, self._R = _node_points(body, nodes, self.thickness, self.owner)
+        self.planes = [_plane(self.plane, point, normal, self.owner)]
+        span = float(np.ptp(body.modes.nodes, axis=0).max()) or 1.0
+        self.margin = 0.05 * span if margin is None else _length(margin, "margin", self.owner)
+        self.law = _law(law, self.owner)
+
+    @property
+    def bodies(self):
+        return (self.plane, self.body)
+
+    def _points(self):
+        return self.body, self._u, self._S, self._R
+
+
+def _plane(body, point, normal, owner):
+    P = np.asarray(point, dtype=float).reshape(3)
+    n = np.asarray(normal, dtype=float).reshape(3)
+    ln = np.linalg.norm(n)
+    if not np.all(np.isfinite(P)) or not np.isfinite(ln) or ln < 1e-12:
+        raise ModelError(f"{owner}: a plane needs a finite point and a non-zero normal, got {point!r}, {normal!r}")
+    return body, body.to_local_point(P), body.to_local_vector(n / ln)
+
+
+class SphereCloudContact(ForceElement):
+    """Many spheres: sphere k (centre ``centers[k]`` global at the start, radius ``radii[k]``) on
+    ``bodies[k]`` (bodies or sites, all with the same number of modes -- rigid bodies, typically).
+    Every two spheres on different bodies touch; every sphere touches each plane ``(body, point, normal)``
+    of ``planes`` (rigid bodies or the ground). One law for all.
+
+    ``margin`` (m, default the mean radius): broad-phase buffer. ``coupling`` chooses the body pairs that
+    get exact (coupled) Newton blocks: ``"all"`` every pair (at most 20000 body pairs), ``"initial"`` the
+    pairs whose spheres are within ``pattern_margin`` (default the largest diameter) at the start,
+    ``"none"`` no pair; ``"auto"`` (default) is "all" up to 500 body pairs, else "none". A touching pair
+    outside that set adds only its diagonal (own-body) blocks: Newton then converges linearly, the solution
+    is unchanged. Coupled blocks cost fill-in in the sparse factorization (theory-contact.md §8.4).
+    """
+
+    kind = "sphere cloud contact"
+
+    def __init__(self, bodies, centers, radii, law: ContactLaw, planes=(), margin: float | None = None,
+                 coupling: str = "auto", pattern_margin: float | None = None, name: str | None = None):
+        super().__init__(name)
+        self.sites = [_check_site(b, self.owner, f"bodies[{k}]") for k, b in enumerate(bodies)]
+        n = len(self.sites)
+        if n == 0:
+            raise ModelError(f"{self.owner}: no spheres given")
+        self.centers = np.asarray(centers, dtype=float).reshape(-1, 3)
+        if self.centers.shape[0] != n or not np.all(np.isfinite(self.centers)):
+            raise ModelError(f"{self.owner}: centers must be {n} finite points (one per body), got {np.shape(centers)}")
+        R = np.broadcast_to(np.asarray(radii, dtype=float), (n,)).copy()
+        bad = np.flatnonzero(~np.isfinite(R) | (R <= 0))
+        if bad.size:
+            raise ModelError(f"{self.owner}: radii must be positive and finite: "
+                             + _listing(f"sphere {k} ({R[k]})" for k in bad[:_MAX_LISTED]))
+        self.radii = R
+        modes = {s.body.n_modes for s in self.sites}
+        if len(modes) > 1:
+            raise ModelError(f"{self.owner}: all spheres must be on bodies with the same number of modes, "
+                             f"got {sorted(modes)}")
+        self.planes = [_plane(_rigid(p[0], self.owner, f"planes[{k}] body"), p[1], p[2], self.owner)
+                       for k, p in enumerate(planes)]
+        self.margin = float(R.mean()) if margin is None else _length(margin, "margin", self.owner)
+        if coupling not in ("auto", "initial", "all", "none"):
+            raise ModelError(f"{self.owner}: coupling must be 'auto', 'all', 'initial' or 'none', got {coupling!r}")
+        nb = len({id(s.body) for s in self.sites})
+        self.coupling = coupling if coupling != "auto" else ("all" if nb * (nb - 1) // 2 <= _AUTO_ALL_PAIRS else "none")
+        self.pattern_margin = 2.0 * float(R.max()) if pattern_margin is None else _length(
+            pattern_margin, "pattern_margin", self.owner, allow_zero=True)
+        self.law = _law(law, self.owner)
+
+    @property
+    def bodies(self):
+        seen = {}
+        for b in [s.body for s in self.sites] + [p[0] for p in self.planes]:
+            seen.setdefault(id(b), b)
+        return tuple(seen.values())
+
+    def _points(self):
+        u = np.array([s.to_local_point(c) for s, c in zip(self.sites, self.centers)])
+        m = self.sites[0].body.n_modes
+        S = np.array([s.point_shape(c) for s, c in zip(self.sites, self.centers)]).reshape(-1, 3, m) if m else None
+        return u, S
+
+
+MESH_CONTACTS = (SphereMeshContact, NodeMeshContact, NodePlaneContact, SphereCloudContact)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Groups: the vectorized evaluation that the Assembly calls
+# ---------------------------------------------------------------------------------------------------------
+class _Contacts:
+    """Evaluated candidates: penetration, rate, approach-speed ids, law index and body pair of each."""
+
+    def __init__(self, delta, rate, ids, law, bi, bj, expression):
+        self.delta, self.rate, self.ids, self.law, self.bi, self.bj = delta, rate, ids, law, bi, bj
+        self.expression = expression          # mask -> kin.Scalar of the selected contacts
+
+
+class _Group:
+    """Common part of the candidate-based contact groups; same interface as pairs.ContactGroup."""
+
+    label = "contact"
+
+    def _setup(self, nq, bodies_i, bodies_j, pairs, self_slots, laws):
+        self.nq = nq
+        self.slots = SlotMap(nq, bodies_i, bodies_j, pairs, self_slots)
+        self.scatter = self.slots.scatter
+        self.n_modes = (self.slots.m_i, self.slots.m_j)
+        self.laws = laws
+        self.stats = {"evaluations": 0, "candidates_evaluated": 0, "evaluate_s": 0.0, "rebuilds": 0,
+                      "rebuild_s": 0.0, "candidates_last": 0, "missed": 0}
+
+    _CACHE = 3
+
+    def _contacts(self, qe, ve) -> _Contacts:
+        """Evaluated candidates at ``(qe, ve)``; the last few states are cached (simulate() asks for the
+        penetration at one state several times: onset checks, in_contact, power, accept)."""
+        for kq, kv, c in self._cache:
+            if np.array_equal(kq, qe) and np.array_equal(kv, ve):
+                return c
+        qe, ve = np.array(qe, dtype=float), np.array(ve, dtype=float)
+        t0 = time.perf_counter()
+        c = self._evaluate(qe, ve)
+        self.stats["evaluate_s"] += time.perf_counter() - t0
+        self._cache = [(qe, ve, c)] + self._cache[:self._CACHE - 1]
+        return c
+
+    def _rebuild(self, qe, ve):
+        """Broad phase at an accepted state (and at the start): new candidates, cache cleared."""
+        t0 = time.perf_counter()
+        keys = self._build(qe, ve)
+        self._cache = []
+        self.stats["rebuilds"] += 1
+        self.stats["rebuild_s"] += time.perf_counter() - t0
+        self.stats["candidates_last"] = self.n_candidates
+        return keys
+
+    # -- forces ------------------------------------------------------------------------------------
+    def _forces(self, c: _Contacts, dm):
+        n = c.delta.size
+        F, dF, dFd = np.zeros(n), np.zeros(n), np.zeros(n)
+        for k, law in enumerate(self.laws):
+            idx = np.flatnonzero(c.law == k)
+            if idx.size:
+                F[idx], dF[idx], dFd[idx] = law.force(c.delta[idx], c.rate[idx], dm[idx])
+        return F, dF, dFd
+
+    def residual(self, qe, ve, t, coef=None):
+        c = self._contacts(qe, ve)
+        dm = self.approach.trial(c.delta, c.rate, ids=c.ids) if c.delta.size else c.delta
+        F, dF, dFd = self._forces(c, dm)
+        act = np.flatnonzero((F != 0.0) | (dF != 0.0) | (dFd != 0.0))
+        nx = self.slots.nx
+        if act.size == 0:
+            blocks = None if coef is None else np.zeros((self.slots.n_slots, nx, nx))
+            return self.scatter, np.zeros((self.slots.n_slots, nx)), blocks
+        x = c.expression(act)
+        a, b = self.slots.slots(c.bi[act], c.bj[act])
+        Fa = F[act]
+        r = self.slots.aggregate(a, b, -Fa[:, None] * x.jac)
+        if coef is None:
+            return self.scatter, r, None
+        cM, cC, cK = coef
+        blk = np.zeros((act.size, nx, nx))
+        xd = ve[self.slots.gather(c.bi[act], c.bj[act])]
+        if cK:
+            Hx = x.hess(np.ones(act.size))
+            Hv = np.einsum("nxy,ny->nx", Hx, xd)
+            g = dF[act, None] * x.jac + dFd[act, None] * Hv
+            blk += cK * (x.jac[:, :, None] * g[:, None, :] - Fa[:, None, None] * Hx)
+        if cC:
+            blk += cC * dFd[act, None, None] * x.jac[:, :, None] * x.jac[:, None, :]
+        return self.scatter, r, self.slots.aggregate(a, b, blk)
+
+    def potential(self, qe, ve) -> float:
+        c = self._contacts(qe, ve)
+        return float(sum(np.sum(law.elastic_energy(c.delta[c.law == k])) for k, law in enumerate(self.laws)))
+
+    def power(self, qe, ve) -> float:
+        c = self._contacts(qe, ve)
+        if not c.delta.size:
+            return 0.0
+        dm = self.approach.trial(c.delta, c.rate, ids=c.ids)
+        return float(sum(np.sum(law.nonconservative_power(c.delta[m], c.rate[m], dm[m]))
+                         for k, law in enumerate(self.laws) if (m := c.law == k).any()))
+
+    def _missed(self, new_keys, old_keys, delta) -> None:
+        """Warn when a pair penetrates at an accepted state although it was no candidate during the step."""
+        if old_keys is None:
+            return
+        pen = np.flatnonzero(delta > 0.0)
+        miss = np.zeros(delta.shape, dtype=bool)
+        miss[pen] = ~np.isin(new_keys[pen], old_keys)
+        if miss.any():
+            self.stats["missed"] += int(miss.sum())
+            warnings.warn(f"{self.label}: {int(miss.sum())} pair(s) penetrated by up to {delta[miss].max():.3g} m "
+                          "before the broad phase proposed them (their force was missing during the step); "
+                          "increase the contact's margin or reduce the step", ContactMarginWarning, stacklevel=2)
+
+
+def _stack_points(records, m):
+    """Concatenate point records ``(u, S or None)`` into arrays (S zero-filled where missing)."""
+    u = np.concatenate([r[0] for r in records]).reshape(-1, 3)
+    if not m:
+        return u, None
+    S = np.concatenate([r[1] if r[1] is not None else np.zeros((len(r[0]), 3, m)) for r in records])
+    return u, S
+
+
+class _BodyIndex:
+    """Unique bodies of one side and the index of each."""
+
+    def __init__(self):
+        self.bodies, self._ids = [], {}
+
+    def __call__(self, body) -> int:
+        k = self._ids.get(id(body))
+        if k is None:
+            k = self._ids[id(body)] = len(self.bodies)
+            self.bodies.append(body)
+        return k
+
+
+class PlaneGroup(_Group):
+    """Points (nodes, sphere centres) against planes of rigid bodies: ``x = n . (X - P)``, ``delta = R - x``."""
+
+    label = "node/sphere-plane contacts"
+    n_candidates = property(lambda self: int(self.cand.size))
+
+    def __init__(self, items, nq, qe, ve):
+        side_i, side_j, laws = _BodyIndex(), _BodyIndex(), []
+        rec, pb, R, margin, plaw = [], [], [], [], []
+        pl_b, pl_u, pl_n, combos = [], [], [], []
+        known, p0 = {}, 0
+        for el, body, u, S, radius in items:
+            if el.law not in laws:
+                laws.append(el.law)
+            if id(el.planes) not in known:             # the spheres of one cloud share its planes
+                known[id(el.planes)] = (len(pl_b), len(pl_b) + len(el.planes))
+                for b, P, n in el.planes:
+                    pl_b.append(side_i(b))
+                    pl_u.append(P)
+                    pl_n.append(n)
+            l0, l1 = known[id(el.planes)]
+            rec.append((u, S))
+            pb += [side_j(body)] * len(u)
+            R.append(radius)
+            margin.append(np.full(len(u), el.margin))
+            plaw += [laws.index(el.law)] * len(u)
+            pts, pls = np.arange(p0, p0 + len(u)), np.arange(l0, l1)
+            p0 += len(u)
+            combos.append(np.stack(np.meshgrid(pts, pls, indexing="ij"), axis=-1).reshape(-1, 2))
+        self.m_j = side_j.bodies[0].n_modes
+        self.u, self.S = _stack_points(rec, self.m_j)
+        self.pb, self.R = np.array(pb), np.concatenate(R)
+        self.plaw = np.array(plaw)
+        self.lb, self.lu, self.ln = np.array(pl_b), np.array(pl_u), np.array(pl_n)
+        self.combos = np.concatenate(combos)
+        pairs = np.unique(np.column_stack([self.lb[self.combos[:, 1]], self.pb[self.combos[:, 0]]]), axis=0)
+        self._setup(nq, side_i.bodies, side_j.bodies, pairs, False, laws)
+        self.skin_p = Skin(np.concatenate(margin))
+        self.skin_l = Skin(0.0)
+        self.approach = ApproachSpeeds(len(self.combos))
+        self.cand, self.cand_keys = None, None
+        self._rebuild(qe, ve)
+
+    def _frames(self, qe, ve, points, planes):
+        """Points, plane points and normals (global) with their rates; planes are evaluated once each."""
+        s = self.slots
+        X, V = _global_points(qe, ve, s.F_j[self.pb[points]], s.M_j[self.pb[points]], self.u[points],
+                              None if self.S is None else self.S[points])
+        F = s.F_i[self.lb]
+        P, Pd = _global_points(qe, ve, F, None, self.lu, None)
+        p, pd = qe[F[:, 3:]], ve[F[:, 3:]]
+        n = np.einsum("nij,nj->ni", rot.A(p), self.ln)
+        nd = np.einsum("nij,nj->ni", rot.B(p, self.ln), pd)
+        return X, V, P[planes], Pd[planes], n[planes], nd[planes]
+
+    def _build(self, qe, ve):
+        s = self.slots
+        X, _ = _global_points(qe, ve, s.F_j[self.pb], s.M_j[self.pb], self.u, self.S)
+        L, _ = _global_points(qe, ve, s.F_i[self.lb], None, self.lu, None)
+        gp, gl = self.skin_p.inflation(X), self.skin_l.inflation(L)
+        p, l = self.combos[:, 0], self.combos[:, 1]
+        F = s.F_i[self.lb[l]]
+        n = np.einsum("nij,nj->ni", rot.A(qe[F[:, 3:]]), self.ln[l])
+        h = np.einsum("nk,nk->n", n, X[p] - L[l]) - self.R[p]
+        self.cand = np.flatnonzero(h <= gp[p] + gl[l])
+
+    def _evaluate(self, qe, ve) -> _Contacts:
+        c = self.cand
+        p, l = self.combos[c, 0], self.combos[c, 1]
+        self.stats["evaluations"] += 1
+        self.stats["candidates_evaluated"] += c.size
+        X, V, P, Pd, n, nd = self._frames(qe, ve, p, l)
+        x = np.einsum("nk,nk->n", n, X - P)
+        xdot = np.einsum("nk,nk->n", n, V - Pd) + np.einsum("nk,nk->n", nd, X - P)
+        bi, bj = self.lb[l], self.pb[p]
+
+        def expression(mask):
+            pm, lm = p[mask], l[mask]
+            gat = self.slots.gather(bi[mask], bj[mask])
+            st = PairState(qe[gat], ve[gat], *self.n_modes)
+            Sj = None if self.S is None else self.S[pm]
+            return kin.dot(kin.body_vector(st, 0, self.ln[lm]),
+                           kin.separation(st, self.lu[lm], self.u[pm], None, Sj), st.xd)
+
+        return _Contacts(self.R[p] - x, -xdot, c, self.plaw[p], bi, bj, expression)
+
+    def penetration(self, qe, ve) -> np.ndarray:
+        out = np.full(len(self.combos), -np.inf)
+        c = self._contacts(qe, ve)
+        out[c.ids] = c.delta
+        return out
+
+    def accept(self, qe, ve) -> None:
+        old = self.cand
+        self._rebuild(qe, ve)
+        c = self._contacts(qe, ve)
+        self._missed(c.ids, old, c.delta)
+        self.approach.accept(c.delta, c.rate, ids=c.ids)
+
+    def start(self, qe, ve) -> None:
+        self._rebuild(qe, ve)
+        c = self._contacts(qe, ve)
+        self.approach.start(c.delta, c.rate, ids=c.ids)
+
+
+class SphereGroup(_Group):
+    """Sphere-sphere pairs of sphere clouds: ``x = |c_j - c_i|``, ``delta = R_i + R_j - x``."""
+
+    label = "sphere cloud contacts"
+    n_candidates = property(lambda self: int(self.ci.size))
+
+    def __init__(self, clouds, nq, qe, ve):
+        side, laws = _BodyIndex(), []
+        rec, sb, R, margin, slaw, cloud, pattern = [], [], [], [], [], [], []
+        for k, el in enumerate(clouds):
+            if el.law not in laws:
+                laws.append(el.law)
+            u, S = el._points()
+            rec.append((u, S))
+            sb += [side(s.body) for s in el.sites]
+            R.append(el.radii)
+            margin.append(np.full(len(u), 0.5 * el.margin))
+            slaw += [laws.index(el.law)] * len(u)
+            cloud += [k] * len(u)
+        self.m = side.bodies[0].n_modes
+        self.u, self.S = _stack_points(rec, self.m)
+        self.sb, self.R, self.slaw, self.cloud = np.array(sb), np.concatenate(R), np.array(slaw), np.array(cloud)
+        self.np = len(self.sb)
+        bodies = side.bodies
+        # the pattern: body pairs with coupled Newton blocks
+        F = np.array([(b.offset if b.ncoord else nq) + np.arange(7) for b in bodies], dtype=np.int64)
+        M = np.array([b.offset + 7 + np.arange(self.m) for b in bodies], dtype=np.int64).reshape(len(bodies), self.m)
+        X0, _ = _global_points(qe, ve, F[self.sb], M[self.sb], self.u, self.S)
+        need_self = False
+        for k, el in enumerate(clouds):
+            mine = np.flatnonzero(self.cloud == k)
+            if el.coupling == "all":
+                b = np.unique(self.sb[mine])
+                if b.size * (b.size - 1) // 2 > _MAX_ALL_PAIRS:
+                    raise ModelError(f"{el.owner}: coupling='all' would put {b.size * (b.size - 1) // 2} body pairs "
+                                     f"in the Newton matrix's pattern (at most {_MAX_ALL_PAIRS}); use 'initial'")
+                i, j = np.triu_indices(b.size, 1)
+                pattern.append(np.column_stack([b[i], b[j]]))
+            else:
+                need_self = True
+                if el.coupling == "initial":
+                    i, j = sphere_pairs(X0[mine], self.R[mine] + 0.5 * el.pattern_margin, self.sb[mine])
+                    bi, bj = self.sb[mine][i], self.sb[mine][j]
+                    pattern.append(np.column_stack([np.minimum(bi, bj), np.maximum(bi, bj)]))
+        pairs = np.concatenate(pattern) if pattern else np.zeros((0, 2), np.int64)
+        self._setup(nq, bodies, bodies, pairs, need_self, laws)
+        self.skin = Skin(np.concatenate(margin))
+        self.keys = self._rebuild(qe, ve)
+        self.approach = ApproachSpeeds(self.keys.size)
+
+    def _build(self, qe, ve):
+        s = self.slots
+        X, _ = _global_points(qe, ve, s.F_i[self.sb], s.M_i[self.sb], self.u, self.S)
+        grow = self.skin.inflation(X)
+        i, j = sphere_pairs(X, self.R + grow, self.sb)
+        same = self.cloud[i] == self.cloud[j]
+        i, j = i[same], j[same]
+        swap = self.sb[i] > self.sb[j]                  # body pair (bi < bj): one slot per body pair
+        self.ci, self.cj = np.where(swap, j, i), np.where(swap, i, j)
+        return np.minimum(i, j) * self.np + np.maximum(i, j)
+
+    def _evaluate(self, qe, ve) -> _Contacts:
+        i, j = self.ci, self.cj
+        s = self.slots
+        self.stats["evaluations"] += 1
+        self.stats["candidates_evaluated"] += i.size
+        X, V = _global_points(qe, ve, s.F_i[self.sb], s.M_i[self.sb], self.u, self.S)    # every sphere once
+        n = i.size
+        d, dd = X[j] - X[i], V[j] - V[i]
+        L = np.linalg.norm(d, axis=1)
+        xdot = np.einsum("nk,nk->n", d, dd) / np.maximum(L, _TINY)
+        bi, bj = self.sb[i], self.sb[j]
+
+        def expression(mask):
+            gat = s.gather(bi[mask], bj[mask])
+            st = PairState(qe[gat], ve[gat], *self.n_modes)
+            Si = Sj = None
+            if self.S is not None:
+                Si, Sj = self.S[i[mask]], self.S[j[mask]]
+            return kin.norm(kin.separation(st, self.u[i[mask]], self.u[j[mask]], Si, Sj), st.xd)
+
+        return _Contacts(self.R[i] + self.R[j] - L, -xdot, np.arange(n), self.slaw[i], bi, bj, expression)
+
+    def penetration(self, qe, ve) -> np.ndarray:
+        return self._contacts(qe, ve).delta
+
+    def accept(self, qe, ve) -> None:
+        old_keys, old = self.keys, self.approach
+        self.keys = self._rebuild(qe, ve)
+        c = self._contacts(qe, ve)
+        self._missed(self.keys, old_keys, c.delta)
+        self.approach = ApproachSpeeds(self.keys.size)
+        transfer_approach(old_keys if old_keys is not None else np.zeros(0, np.int64), old, self.keys, self.approach)
+        self.approach.accept(c.delta, c.rate)
+
+    def start(self, qe, ve) -> None:
+        self.keys = self._rebuild(qe, ve)
+        c = self._contacts(qe, ve)
+        self.approach = ApproachSpeeds(self.keys.size)
+        self.approach.start(c.delta, c.rate)
+
+
+class TriangleGroup(_Group):
+    """Points (sphere centres, nodes) against triangle meshes: closest feature per candidate triangle,
+    Voronoi-region validity across neighbouring faces, one approach speed per point."""
+
+    label = "sphere/node-mesh contacts"
+    n_candidates = property(lambda self: int(self.cp.size))
+
+    def __init__(self, items, nq, qe, ve):
+        side_i, side_j, laws = _BodyIndex(), _BodyIndex(), []
+        surfaces = {}
+        rec, pb, R, margin, plaw, ptarget, sbody = [], [], [], [], [], [], []
+        V, VS, vb, T, tsurf, nbr, eown, vown, vptr, vidx = [], [], [], [], [], [], [], [], [np.zeros(1, np.int64)], []
+        nv = nt = nn = 0
+        for el, body, u, S, radius in items:
+            if el.law not in laws:
+                laws.append(el.law)
+            key = (id(el.mesh), id(el.mesh_body))
+            if key not in surfaces:
+                mesh = el.mesh
+                surfaces[key] = len(surfaces)
+                sbody.append(side_i(el.mesh_body))
+                V.append(el.vertices)
+                VS.append(el.vertex_shapes)
+                vb += [sbody[-1]] * mesh.n_points
+                T.append(mesh.triangles + nv)
+                tsurf += [surfaces[key]] * mesh.n_triangles
+                nbr.append(np.where(mesh.neighbor >= 0, mesh.neighbor + nt, -1))
+                eown.append(mesh.edge_owner)
+                vown.append(mesh.vertex_owner)
+                vptr.append(mesh.vn_ptr[1:] + nn)
+                vidx.append(mesh.vn_idx + nv)
+                nv, nt, nn = nv + mesh.n_points, nt + mesh.n_triangles, nn + mesh.vn_idx.size
+            rec.append((u, S))
+            pb += [side_j(body)] * len(u)
+            R.append(radius)
+            margin.append(np.full(len(u), el.margin))
+            plaw += [laws.index(el.law)] * len(u)
+            ptarget += [surfaces[key]] * len(u)
+        self.m_i, self.m_j = side_i.bodies[0].n_modes, side_j.bodies[0].n_modes
+        self.u, self.S = _stack_points(rec, self.m_j)
+        self.V = np.concatenate(V)
+        self.VS = np.concatenate(VS) if self.m_i else None
+        self.vb, self.T, self.tsurf = np.array(vb), np.concatenate(T), np.array(tsurf)
+        self.nbr, self.eown, self.vown = np.concatenate(nbr), np.concatenate(eown), np.concatenate(vown)
+        self.vn_ptr, self.vn_idx = np.concatenate(vptr), np.concatenate(vidx)
+        self.pb, self.R, self.plaw, self.ptarget = np.array(pb), np.concatenate(R), np.array(plaw), np.array(ptarget)
+        self.margin = np.concatenate(margin)
+        self.depth = np.maximum(self.R, self.margin)       # a face counts while the centre is above -depth
+        self.np, self.nt = len(self.pb), len(self.T)
+        pairs = np.unique(np.column_stack([np.array(sbody)[self.ptarget], self.pb]), axis=0)
+        self._setup(nq, side_i.bodies, side_j.bodies, pairs, False, laws)
+        self.skin_p, self.skin_v = Skin(self.margin), Skin(0.0)
+        self.approach = ApproachSpeeds(self.np)
+        self.keys = None
+        self._rebuild(qe, ve)
+
+    def _vertices(self, qe, ve, idx):
+        s = self.slots
+        return _global_points(qe, ve, s.F_i[self.vb[idx]], s.M_i[self.vb[idx]], self.V[idx],
+                              None if self.VS is None else self.VS[idx])
+
+    def _point_pos(self, qe, ve, idx):
+        s = self.slots
+        return _global_points(qe, ve, s.F_j[self.pb[idx]], s.M_j[self.pb[idx]], self.u[idx],
+                              None if self.S is None else self.S[idx])
+
+    def _build(self, qe, ve):
+        Xp, _ = self._point_pos(qe, ve, np.arange(self.np))
+        Xv, _ = self._vertices(qe, ve, np.arange(len(self.V)))
+        gp, gv = self.skin_p.inflation(Xp), self.skin_v.inflation(Xv)
+        W = Xv[self.T]                                                   # (nt, 3, 3)
+        gt = gv[self.T].max(axis=1)[:, None]
+        e = (self.R + gp)[:, None]
+        ip, it = box_pairs(Xp - e, Xp + e, W.min(axis=1) - gt, W.max(axis=1) + gt)
+        ok = self.ptarget[ip] == self.tsurf[it]
+        self.cp, self.ct = ip[ok], it[ok]
+        # vertices an evaluation needs: the candidates' triangles, their edge neighbours, the corners' 1-rings
+        tri = np.unique(np.concatenate([self.ct, self.nbr[self.ct].ravel()]))
+        tri = tri[tri >= 0]
+        corners = np.unique(self.T[self.ct])
+        cnt = self.vn_ptr[corners + 1] - self.vn_ptr[corners]
+        ring = self.vn_idx[_ranges(self.vn_ptr[corners], cnt)]
+        self.vneed = np.unique(np.concatenate([self.T[tri].ravel(), ring]).astype(np.int64))
+        self.vloc = np.full(len(self.V), -1, dtype=np.int64)
+        self.vloc[self.vneed] = np.arange(self.vneed.size)
+        return self.cp * self.nt + self.ct
+
+    def _evaluate(self, qe, ve) -> _Contacts:
+        p, t = self.cp, self.ct
+        self.stats["evaluations"] += 1
+        self.stats["candidates_evaluated"] += p.size
+        Xv, Vv = self._vertices(qe, ve, self.vneed)
+        P, Pd = self._point_pos(qe, ve, p)
+        loc = self.vloc[self.T[t]]                                       # (n, 3)
+        W, Wd = Xv[loc], Vv[loc]
+        Q, kind, local = closest_point_on_triangles(P, W[:, 0], W[:, 1], W[:, 2])
+        # features farther than the margin (gap) are no contacts: dropped before the validity tests
+        near = np.flatnonzero(np.linalg.norm(P - Q, axis=1) < self.R[p] + self.margin[p])
+        p, t, P, Q, W, Wd, Pd, kind, local = (a[near] for a in (p, t, P, Q, W, Wd, Pd, kind, local))
+        d = P[:, None, :] - W                                            # (n, 3, 3): d_k = c - X_k
+        x, g, _ = feature_measure(kind, local, d)
+        xdot = np.einsum("nk,nk->n", g, (Pd[:, None, :] - Wd).reshape(-1, 9))
+        keep = np.flatnonzero(self._valid(p, t, P, Q, W, Xv, kind, local, x))
+        p, t, kind, local, x, xdot = p[keep], t[keep], kind[keep], local[keep], x[keep], xdot[keep]
+        bi, bj = self.vb[self.T[t, 0]], self.pb[p]
+        self._last_keys = p * self.nt + t
+
+        def expression(mask):
+            gat = self.slots.gather(bi[mask], bj[mask])
+            st = PairState(qe[gat], ve[gat], *self.n_modes)
+            tm, pm = t[mask], p[mask]
+            Sj = None if self.S is None else self.S[pm]
+            ds = [kin.separation(st, self.V[self.T[tm, k]], self.u[pm],
+                                 None if self.VS is None else self.VS[self.T[tm, k]], Sj) for k in range(3)]
+            dval = np.stack([dk.val for dk in ds], axis=1)
+            xv, gv, Hv = feature_measure(kind[mask], local[mask], dval, second=True)
+            return _compose(ds, xv, gv, Hv, st.xd)
+
+        return _Contacts(self.R[p] - x, -xdot, p, self.plaw[p], bi, bj, expression)
+
+    def _valid(self, p, t, P, Q, W, Xv, kind, local, x) -> np.ndarray:
+        """Voronoi-region validity of each candidate's feature over the whole surface (theory-contact.md §8.2)."""
+        n1 = rot.cross(W[:, 1] - W[:, 0], W[:, 2] - W[:, 0])
+        nrm = n1 / np.linalg.norm(n1, axis=1, keepdims=True)
+        d = P - Q
+        ok = np.zeros(P.shape[0], dtype=bool)
+        f = kind == FACE
+        ok[f] = x[f] > -self.depth[p[f]]
+        e = np.flatnonzero(kind == EDGE)
+        if e.size:
+            k = local[e]
+            a, b = W[e, k], W[e, (k + 1) % 3]
+            de, ne = d[e], nrm[e]
+            good = self.eown[t[e], k] & (_dot(de, rot.cross(ne, b - a)) <= 0.0)   # outside this face's prism
+            nb = self.nbr[t[e], k]
+            has = nb >= 0
+            if has.any():
+                Wn = Xv[self.vloc[self.T[nb[has]]]]
+                nn = rot.cross(Wn[:, 1] - Wn[:, 0], Wn[:, 2] - Wn[:, 0])
+                nn /= np.linalg.norm(nn, axis=1, keepdims=True)
+                m_nb = rot.cross(nn, a[has] - b[has])                    # the neighbour traverses b -> a
+                good[has] &= (_dot(de[has], m_nb) <= 0.0) & (_dot(de[has], ne[has] + nn) > 0.0)
+            good[~has] &= _dot(de[~has], ne[~has]) >= 0.0
+            ok[e] = good
+        v = np.flatnonzero(kind == VERTEX)
+        if v.size:
+            k = local[v]
+            vid = self.T[t[v], k]
+            cnt = self.vn_ptr[vid + 1] - self.vn_ptr[vid]
+            rows = np.repeat(np.arange(v.size), cnt)
+            nb = self.vn_idx[_ranges(self.vn_ptr[vid], cnt)]
+            proj = _dot(d[v][rows], Xv[self.vloc[nb]] - W[v, k][rows])
+            worst = np.maximum.reduceat(proj, np.cumsum(cnt) - cnt)     # every mesh vertex has neighbours
+            ok[v] = self.vown[t[v], k] & (worst <= 0.0) & (_dot(d[v], nrm[v]) > 0.0)
+        return ok
+
+    def _per_point(self, c: _Contacts):
+        """Deepest valid feature of every point: penetration (-inf where none) and its rate."""
+        delta = np.full(self.np, -np.inf)
+        rate = np.full(self.np, np.nan)
+        if c.delta.size:
+            order = np.lexsort((c.delta, c.ids))
+            last = np.r_[np.flatnonzero(np.diff(c.ids[order])), order.size - 1]
+            top = order[last]
+            delta[c.ids[top]] = c.delta[top]
+            rate[c.ids[top]] = c.rate[top]
+        return delta, rate
+
+    def penetration(self, qe, ve) -> np.ndarray:
+        return self._per_point(self._contacts(qe, ve))[0]
+
+    def accept(self, qe, ve) -> None:
+        old = self.keys
+        self.keys = self._rebuild(qe, ve)
+        c = self._contacts(qe, ve)
+        self._missed(self._last_keys, old, c.delta)
+        delta, rate = self._per_point(c)
+        self.approach.accept(delta, rate)
+
+    def start(self, qe, ve) -> None:
+        self.keys = self._rebuild(qe, ve)
+        delta, rate = self._per_point(self._contacts(qe, ve))
+        self.approach.start(delta, rate)
+
+
+def _ranges(starts, counts):
+    """Concatenated ``arange(s, s + c)`` for every (s, c)."""
+    counts = np.asarray(counts, dtype=np.int64)
+    if counts.size == 0 or counts.sum() == 0:
+        return np.zeros(0, np.int64)
+    offs = np.repeat(np.cumsum(counts) - counts, counts)
+    return np.repeat(np.asarray(starts, dtype=np.int64), counts) + np.arange(counts.sum()) - offs
+
+
+def contact_groups(forces, nq: int, qe: np.ndarray, ve: np.ndarray) -> list:
+    """The groups of the contact elements of this module among ``forces`` (for Assembly.contacts).
+
+    ``qe``, ``ve``: the initial state, extended by the ground (kinematics.extend); the broad phase is
+    built there (and rebuilt at every accepted step)."""
+    planes, meshes, clouds = {}, {}, {}
+    for f in forces:
+        if isinstance(f, SphereCloudContact):
+            u, S = f._points()
+            m = f.sites[0].body.n_modes
+            clouds.setdefault(m, []).append(f)
+            if f.planes:
+                for k, s in enumerate(f.sites):
+                    sub = _CloudSphere(f, k, u[k:k + 1], None if S is None else S[k:k + 1])
+                    planes.setdefault(m, []).append((sub, s.body, sub.u, sub.S, f.radii[k:k + 1]))
+        elif isinstance(f, NodePlaneContact):
+            body, u, S, R = f._points()
+            planes.setdefault(body.n_modes, []).append((f, body, u, S, R))
+        elif isinstance(f, (SphereMeshContact, NodeMeshContact)):
+            body, u, S, R = f._points()
+            meshes.setdefault((f.mesh_body.n_modes, body.n_modes), []).append((f, body, u, S, R))
+    groups = []
+    for k in sorted(planes):
+        groups.append(PlaneGroup(planes[k], nq, qe, ve))
+    for k in sorted(meshes):
+        groups.append(TriangleGroup(meshes[k], nq, qe, ve))
+    for k in sorted(clouds):
+        groups.append(SphereGroup(clouds[k], nq, qe, ve))
+    return groups
+
+
+class _CloudSphere:
+    """One sphere of a cloud seen as a point element of a PlaneGroup (shares the cloud's law and planes)."""
+
+    def __init__(self, cloud, k, u, S):
+        self.law, self.planes, self.margin, self.u, self.S = cloud.law, cloud.planes, cloud.margin, u, S
