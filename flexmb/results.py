@@ -141,6 +141,34 @@ class Result:
             voigt = ("stress",)
         return write_time_series(path, pos[0], model.mesh, self.t[sel], pos, point_data=data, fmt=fmt, voigt=voigt)
 
+    # -- contact -------------------------------------------------------------
+    def contact_force(self, contact) -> np.ndarray:
+        """Normal force (N) of a sphere-plane, sphere-sphere or clearance contact at every saved time.
+
+        The approach speeds of the force law are replayed over the saved states, as the integrator
+        captured them at accepted steps; exact when every step was saved (``save_every=1``)."""
+        from .contact.laws import ApproachSpeeds
+        from .joints.kernels import extend
+        asm = self.system.compile() if self.system is not None else None
+        group = next((g for g in (asm.contacts if asm else []) if contact in getattr(g, "contacts", [])), None)
+        if group is None:
+            raise ModelError(f"{getattr(contact, 'name', contact)!r} is not a sphere or clearance contact of the "
+                             "simulated system")
+        k = group.contacts.index(contact)
+        saved = group.approach
+        group.approach = ApproachSpeeds(group.n)
+        try:
+            out = np.empty(self.t.size)
+            for i, (q, v) in enumerate(zip(self.q, self.v)):
+                qe, ve = extend(q, v)
+                if i == 0:
+                    group.start(qe, ve)
+                out[i] = group.normal_forces(qe, ve)[k]      # approach speeds of the last accepted state
+                group.accept(qe, ve)
+        finally:
+            group.approach = saved
+        return out
+
     # -- constraints and energy ------------------------------------------
     def constraint_violation(self) -> np.ndarray:
         """max |Phi| at each saved time."""

@@ -15,4 +15,5 @@ def test_occupant_case_runs_and_reports_hic(tmp_path):
     t1, t2 = float(res["hic15_t1"][0]), float(res["hic15_t2"][0])
     assert 0.0 < t2 - t1 <= 0.015 + 1e-12
     assert np.isfinite(float(res["peak_head_g"][0]))
+    assert float(res["peak_bulkhead_force"][0]) > 0.0           # the head reached the bulkhead
     assert (tmp_path / "study" / "results.csv").exists()

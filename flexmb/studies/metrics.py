@@ -264,3 +264,17 @@ class MaxPenetration:
     def __call__(self, result, system=None, params=None) -> float:
         return max_penetration(gap_to_plane(result, self.body, self.local_point, self.normal, self.origin,
                                             self.radius))
+
+
+class PeakContactForce:
+    """Study metric: the peak normal force (N) of the contact element named ``name``
+    (``Result.contact_force``: sphere-plane, sphere-sphere and clearance contacts)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __call__(self, result, system, params) -> float:
+        element = next((f for f in system.forces if f.name == self.name), None)
+        if element is None:
+            raise ModelError(f"no force element named {self.name!r} in the system")
+        return peak(result.contact_force(element))

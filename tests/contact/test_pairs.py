@@ -74,3 +74,13 @@ def test_contact_bad_input():
         fm.SpherePlaneContact(s.ground, ball, (0, 0, 0), (0, 1, 0), (0, 0, 0), 0.1, 3.0)
     with pytest.raises(ModelError, match="restitution|e "):
         LankaraniNikravesh(K, 1.5)
+
+
+def test_contact_force_history_peaks_at_the_hertz_force():
+    """Result.contact_force replays the law over the saved states: the elastic impact peaks at the
+    Hertz closed form (same tolerance as the penetration-based check, 1e-3)."""
+    res, ball = drop(LankaraniNikravesh(K, 1.0))
+    contact = res.system.forces[0]
+    F = res.contact_force(contact)
+    assert F.max() == pytest.approx(IMPACT.peak_force, rel=1e-3)
+    assert F.min() == 0.0

@@ -13,7 +13,7 @@ e = 0.5: a padded surface). The numbers are illustrative, of the size used in se
 
 Sweep: velocity change v in {9, 10.7, 13.4} m/s (the 13.4 m/s = 44 ft/s of FAR 25.562(b)(2)) x
 setback in {0.15, 0.3, 0.45} m, nine cases. Metrics: HIC15 and HIC36 of the head (flexmb.studies),
-peak head acceleration (g), the time of the HIC window. ``run_study`` writes the table
+peak head acceleration (g), peak bulkhead contact force (N), the time of the HIC window. ``run_study`` writes the table
 (CSV/npz), a HIC plot and prints seconds per case:
 
     .venv/bin/python -m verification.occupant [OUT_DIR]
@@ -61,7 +61,8 @@ def build(params: dict):
 
 METRICS = {("hic15", "hic15_t1", "hic15_t2"): mt.HIC("head", window=0.015),
            ("hic36", "hic36_t1", "hic36_t2"): mt.HIC("head", window=0.036),
-           "peak_head_g": mt.PeakAccelerationG("head")}
+           "peak_head_g": mt.PeakAccelerationG("head"),
+           "peak_bulkhead_force": mt.PeakContactForce("bulkhead")}
 
 
 def study() -> Study:
