@@ -97,6 +97,11 @@ class Assembly:
         self.interface_loads = InterfaceLoads(self.groups, flexible)
         self.interface_loads_bodies = flexible
         self._stability_bodies = [b for b in flexible if b.stiffening and b.stability_check and b.structure is None]
+        # flexible body k (of ``flexible``) is body ``_flex_pos[k]`` of group ``_flex_group[k]``
+        where = {id(b): (gi, i) for gi, g in enumerate(self.flexible) for i, b in enumerate(g.bodies)}
+        self._flex_group = np.array([where[id(b)][0] for b in flexible], dtype=np.int64)
+        self._flex_pos = np.array([where[id(b)][1] for b in flexible], dtype=np.int64)
+        self._stability_mask = [np.array([b in self._stability_bodies for b in g.bodies]) for g in self.flexible]
         # forces
         loads = [f for f in system.forces if isinstance(f, (Force, Torque))]
         self.loads = AppliedLoadGroup(loads) if loads else None
@@ -431,22 +436,22 @@ class Assembly:
         lam_act = np.where(self.active, lam, 0.0)
         evals = self._row_evals(q, v, t) if self.interface_loads else None
         site_loads = self.interface_loads.loads(q, evals, self.groups, lam_act) if self.interface_loads else []
-        for g in self.flexible:
-            if not any(b in self._stability_bodies for b in g.bodies):
+        for gi, g in enumerate(self.flexible):
+            check = self._stability_mask[gi]
+            if not check.any():
                 continue
             _, P, _ = g.terms(q, v, a, jacobian=True)
             Keff = P["eta"][:, 6:].copy()                    # K + stiffening + centrifugal softening
-            for e, f in site_loads:
-                for k, bi in enumerate(e.body_index):
-                    b = self.interface_loads_bodies[bi]
-                    if b in g.bodies:
-                        Keff[g.bodies.index(b)] += np.einsum("j,jab->ab", f[k], e.G[k])
-            for i, b in enumerate(g.bodies):
-                if b not in self._stability_bodies:
-                    continue
-                lam_min = float(np.linalg.eigvalsh(0.5 * (Keff[i] + Keff[i].T))[0])
-                if lam_min < 0.0:
-                    raise InstabilityError(self._instability_message(b, t, lam_min, site_loads))
+            for e, f in site_loads:                          # joint loads at sites, one add per site group
+                mine = self._flex_group[e.body_index] == gi
+                if mine.any():
+                    np.add.at(Keff, self._flex_pos[e.body_index[mine]],
+                              np.einsum("kj,kjab->kab", f[mine], e.G[mine]))
+            lam_min = np.linalg.eigvalsh(0.5 * (Keff + Keff.transpose(0, 2, 1)))[:, 0]
+            bad = np.flatnonzero(check & (lam_min < 0.0))
+            if bad.size:
+                raise InstabilityError(self._instability_message(g.bodies[bad[0]], t, float(lam_min[bad[0]]),
+                                                                 site_loads))
 
     def _instability_message(self, body, t, lam_min, site_loads) -> str:
         """The body, the time and each joint load that stiffens or softens it, with the linear

@@ -37,7 +37,7 @@ import numpy as np
 from .. import rotations as rot
 from ..errors import ModelError, NonFiniteError
 
-__all__ = ["FrictionLaw", "CoulombRamp", "BrownMcPhee", "tangential_terms", "FrictionFrame"]
+__all__ = ["FrictionLaw", "CoulombRamp", "BrownMcPhee", "FrictionTable", "tangential_terms", "FrictionFrame"]
 
 
 def _number(value, what: str, owner: str, positive: bool = True, allow_zero: bool = False) -> float:
@@ -132,24 +132,31 @@ class CoulombRamp(FrictionLaw):
 
     def coefficient(self, s):
         s = _speeds(self.name, s)
-        mu, v0, vd = self.mu_d, self.v0, self.v_dead
         if self.shape == "tanh":
-            z = s / v0
-            th = np.tanh(z)
-            ratio = np.where(z > 1e-6, th / np.where(z > 1e-6, z, 1.0), 1.0 - z * z / 3.0)   # tanh(z)/z
-            return mu * th, mu / v0 * (1.0 - th * th), mu / v0 * ratio
-        c = np.clip((s - vd) / (v0 - vd), 0.0, 1.0)
-        ramp = (s > vd) & (s < v0)
-        dmu = np.where(ramp, mu / (v0 - vd), 0.0)
-        if vd == 0.0:
-            mu_over_s = np.where(s < v0, mu / v0, mu / np.where(s < v0, 1.0, s))
-        else:
-            mu_over_s = np.where(s > vd, mu * c / np.where(s > vd, s, 1.0), 0.0)
-        return mu * c, dmu, mu_over_s
+            return tanh_coefficient(self.mu_d, self.v0, s)
+        return ramp_coefficient(self.mu_d, self.v0, self.v_dead, s)
 
     def __repr__(self) -> str:
         dead = f", v_dead={self.v_dead:.6g}" if self.v_dead else ""
         return f"CoulombRamp(mu={self.mu_d:.6g}, v0={self.v0:.6g}{dead}, shape={self.shape!r})"
+
+
+def tanh_coefficient(mu, v0, s):
+    """``mu tanh(s/v0)``: ``(mu, dmu/ds, mu/s)``; parameters scalars or arrays over the contacts."""
+    z = s / v0
+    th = np.tanh(z)
+    ratio = np.where(z > 1e-6, th / np.where(z > 1e-6, z, 1.0), 1.0 - z * z / 3.0)   # tanh(z)/z
+    return mu * th, mu / v0 * (1.0 - th * th), mu / v0 * ratio
+
+
+def ramp_coefficient(mu, v0, vd, s):
+    """Ambrosio's ramp ``mu clip((s - vd)/(v0 - vd), 0, 1)``: ``(mu, dmu/ds, mu/s)`` (``mu/s = mu/v0`` at rest
+    when ``vd = 0``); parameters scalars or arrays over the contacts."""
+    c = np.clip((s - vd) / (v0 - vd), 0.0, 1.0)
+    dmu = np.where((s > vd) & (s < v0), mu / (v0 - vd), 0.0)
+    no_dead = np.where(s < v0, mu / v0, mu / np.where(s < v0, 1.0, s))
+    dead = np.where(s > vd, mu * c / np.where(s > vd, s, 1.0), 0.0)
+    return mu * c, dmu, np.where(vd == 0.0, no_dead, dead)
 
 
 class BrownMcPhee(FrictionLaw):
@@ -176,16 +183,7 @@ class BrownMcPhee(FrictionLaw):
 
     def coefficient(self, s):
         s = _speeds(self.name, s)
-        vs, md, dm = self.v_s, self.mu_d, self.mu_s - self.mu_d
-        x = s / vs
-        z = 4.0 * x
-        th = np.tanh(z)
-        D = 0.25 * x * x + 0.75
-        mu = md * th + dm * x / (D * D)
-        dmu = md * 4.0 / vs * (1.0 - th * th) + dm / vs * (D - x * x) / D ** 3
-        ratio = np.where(z > 1e-6, th / np.where(z > 1e-6, z, 1.0), 1.0 - z * z / 3.0)   # tanh(z)/z
-        mu_over_s = md * 4.0 / vs * ratio + dm / (vs * D * D)
-        return mu, dmu, mu_over_s
+        return brown_mcphee_coefficient(self.mu_s, self.mu_d, self.v_s, s)
 
     def peak(self) -> float:
         """The largest coefficient (at s = v_s up to the tanh term): ``mu_d tanh(4) + mu_s - mu_d``."""
@@ -193,6 +191,62 @@ class BrownMcPhee(FrictionLaw):
 
     def __repr__(self) -> str:
         return f"BrownMcPhee(mu_s={self.mu_s:.6g}, mu_d={self.mu_d:.6g}, v_s={self.v_s:.6g})"
+
+
+def brown_mcphee_coefficient(mu_s, mu_d, v_s, s):
+    """Brown & McPhee (2016): ``(mu, dmu/ds, mu/s)``; parameters scalars or arrays over the contacts."""
+    vs, md, dm = v_s, mu_d, mu_s - mu_d
+    x = s / vs
+    z = 4.0 * x
+    th = np.tanh(z)
+    D = 0.25 * x * x + 0.75
+    mu = md * th + dm * x / (D * D)
+    dmu = md * 4.0 / vs * (1.0 - th * th) + dm / vs * (D - x * x) / D ** 3
+    ratio = np.where(z > 1e-6, th / np.where(z > 1e-6, z, 1.0), 1.0 - z * z / 3.0)   # tanh(z)/z
+    mu_over_s = md * 4.0 / vs * ratio + dm / (vs * D * D)
+    return mu, dmu, mu_over_s
+
+
+class FrictionTable:
+    """The friction laws of many contacts evaluated together (no loop over contacts or law objects): all
+    linear Coulomb ramps in one call, all tanh ramps in one, all Brown-McPhee laws in one, with per-contact
+    parameters; a user :class:`FrictionLaw` subclass per law object. ``laws`` per contact (None: no friction)."""
+
+    def __init__(self, laws):
+        self.laws = list(laws)
+        n = len(self.laws)
+
+        def kind(w):
+            if isinstance(w, CoulombRamp):
+                return 0 if w.shape == "linear" else 1
+            return 2 if isinstance(w, BrownMcPhee) else 3
+
+        self.kind = np.array([-1 if w is None else kind(w) for w in self.laws], dtype=np.int64).reshape(n)
+        self.p = np.zeros((n, 3))
+        for k, w in enumerate(self.laws):          # construction only: the per-contact parameters
+            if isinstance(w, CoulombRamp):
+                self.p[k] = (w.mu_d, w.v0, w.v_dead)
+            elif isinstance(w, BrownMcPhee):
+                self.p[k] = (w.mu_s, w.mu_d, w.v_s)
+
+    def coefficient(self, s, which):
+        """``(mu, dmu/ds, mu/s)`` at slip speeds ``s`` of the contacts ``which`` (indices, all with friction)."""
+        s = _speeds("friction", s)
+        which = np.asarray(which, dtype=np.int64)
+        out = [np.zeros(s.shape), np.zeros(s.shape), np.zeros(s.shape)]
+        kind, p = self.kind[which], self.p[which]
+        for code, fn in ((0, lambda q, x: ramp_coefficient(q[:, 0], q[:, 1], q[:, 2], x)),
+                         (1, lambda q, x: tanh_coefficient(q[:, 0], q[:, 1], x)),
+                         (2, lambda q, x: brown_mcphee_coefficient(q[:, 0], q[:, 1], q[:, 2], x))):
+            m = np.flatnonzero(kind == code)
+            if m.size:
+                for o, v in zip(out, fn(p[m], s[m])):
+                    o[m] = v
+        for j in np.unique(which[kind == 3]):      # user laws: one call per law object
+            m = np.flatnonzero(which == j)
+            for o, v in zip(out, self.laws[j].coefficient(s[m])):
+                o[m] = v
+        return tuple(out)
 
 
 # ---- the kernel ---------------------------------------------------------------------------------------------

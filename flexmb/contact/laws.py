@@ -37,7 +37,8 @@ import numpy as np
 from ..errors import ModelError, NonFiniteError
 
 __all__ = ["ContactLaw", "HysteresisLaw", "LankaraniNikravesh", "HuntCrossley", "Flores", "LinearSpringDamper",
-           "ApproachSpeeds", "linear_restitution", "linear_damping_ratio"]
+           "ApproachSpeeds", "LawTable", "hysteresis_force", "linear_force", "linear_restitution",
+           "linear_damping_ratio"]
 
 
 def _number(value, what: str, owner: str) -> float:
@@ -150,17 +151,30 @@ class HysteresisLaw(ContactLaw):
                                  f"(e = {self.e} < 1)")
             delta_dot_minus = 1.0
         d, dd, vm = _state(self.name, delta, delta_dot, delta_dot_minus)
-        chi = self.h / np.maximum(vm, self.min_approach_speed)          # s/m
-        g = 1.0 + chi * dd                                               # hysteresis factor of the force
-        on = (d > 0.0) & (g > 0.0)                                       # compressive: tension clamped to 0
-        dp = np.where(on, d, 0.0)
-        dn1 = np.zeros_like(dp)
-        np.power(dp, self.n - 1.0, out=dn1, where=on)                    # delta^(n-1), only where in contact
-        Kdn = self.K * dn1 * dp                                          # K delta^n
-        F = np.where(on, Kdn * g, 0.0)
-        dF_dd = np.where(on, self.n * self.K * dn1 * g, 0.0)
-        dF_dv = np.where(on, Kdn * chi, 0.0)
-        return F, dF_dd, dF_dv
+        return hysteresis_force(self.K, self.n, self.h, self.min_approach_speed, d, dd, vm)
+
+
+def hysteresis_force(K, n, h, v_min, d, dd, vm):
+    """``F = K d^n max(0, 1 + chi dd)``, ``chi = h / max(vm, v_min)`` and its derivatives, with the law
+    parameters scalars or arrays over the contacts (one call for every hysteresis law of a group)."""
+    chi = h / np.maximum(vm, v_min)                                  # s/m
+    g = 1.0 + chi * dd                                               # hysteresis factor of the force
+    on = (d > 0.0) & (g > 0.0)                                       # compressive: tension clamped to 0
+    dp = np.where(on, d, 0.0)
+    dn1 = np.zeros_like(dp)
+    np.power(dp, np.broadcast_to(n, dp.shape) - 1.0, out=dn1, where=on)   # delta^(n-1), only in contact
+    Kdn = K * dn1 * dp                                               # K delta^n
+    F = np.where(on, Kdn * g, 0.0)
+    dF_dd = np.where(on, n * K * dn1 * g, 0.0)
+    dF_dv = np.where(on, Kdn * chi, 0.0)
+    return F, dF_dd, dF_dv
+
+
+def linear_force(K, c, d, dd):
+    """``F = max(0, K d + c dd)`` for ``d > 0`` and its derivatives; parameters scalars or arrays."""
+    raw = K * d + c * dd
+    on = (d > 0.0) & (raw > 0.0)
+    return np.where(on, raw, 0.0), np.where(on, K, 0.0), np.where(on, c, 0.0)
 
 
 class LankaraniNikravesh(HysteresisLaw):
@@ -284,13 +298,66 @@ class LinearSpringDamper(ContactLaw):
     def force(self, delta, delta_dot, delta_dot_minus=None):
         """``(F, dF/d delta, dF/d delta_dot)``: N, N/m, N s/m; ``delta_dot_minus`` is ignored."""
         d, dd = _state(self.name, delta, delta_dot)
-        raw = self.K * d + self.c * dd
-        on = (d > 0.0) & (raw > 0.0)
-        F = np.where(on, raw, 0.0)
-        return F, np.where(on, self.K, 0.0), np.where(on, self.c, 0.0)
+        return linear_force(self.K, self.c, d, dd)
 
     def __repr__(self) -> str:
         return f"LinearSpringDamper(K={self.K:.6g}, e={self.e:.6g}, mass={self.mass:.6g}, c={self.c:.6g})"
+
+
+# ---- many laws at once ---------------------------------------------------------------------------------------
+
+class LawTable:
+    """The normal laws of many contacts evaluated together (no loop over contacts or law objects):
+    every :class:`HysteresisLaw` (Lankarani-Nikravesh, Hunt-Crossley, Flores, any parameters) in one call
+    with per-contact ``K, n, h, v_min``, every :class:`LinearSpringDamper` in another; a user-defined
+    :class:`ContactLaw` subclass is evaluated per law object.
+
+    ``laws``: the distinct laws; ``which`` (per contact, optional) indexes into them (default: contact k
+    uses ``laws[k]``).
+    """
+
+    def __init__(self, laws):
+        self.laws = list(laws)
+        L = len(self.laws)
+        self.kind = np.array([0 if isinstance(w, HysteresisLaw) else 1 if isinstance(w, LinearSpringDamper) else 2
+                              for w in self.laws], dtype=np.int64).reshape(L)
+        self.K = np.array([w.K for w in self.laws], dtype=float).reshape(L)
+        self.n = np.array([w.n for w in self.laws], dtype=float).reshape(L)
+        self.h = np.array([getattr(w, "h", 0.0) for w in self.laws], dtype=float).reshape(L)
+        self.v_min = np.array([getattr(w, "min_approach_speed", 1.0) for w in self.laws], dtype=float).reshape(L)
+        self.c = np.array([getattr(w, "c", 0.0) for w in self.laws], dtype=float).reshape(L)
+
+    def force(self, d, dd, vm, which=None):
+        """``(F, dF/d delta, dF/d delta_dot)`` of every contact (N, N/m, N s/m)."""
+        w = np.arange(d.size) if which is None else np.asarray(which, dtype=np.int64)
+        F, dF, dFd = np.zeros(d.size), np.zeros(d.size), np.zeros(d.size)
+        kind = self.kind[w]
+        for code, fn in ((0, self._hysteresis), (1, self._linear)):
+            m = np.flatnonzero(kind == code)
+            if m.size:
+                F[m], dF[m], dFd[m] = fn(w[m], d[m], dd[m], vm[m])
+        for j in np.unique(w[kind == 2]):             # user laws: one call per law object
+            m = np.flatnonzero(w == j)
+            F[m], dF[m], dFd[m] = self.laws[j].force(d[m], dd[m], vm[m])
+        return F, dF, dFd
+
+    def _hysteresis(self, w, d, dd, vm):
+        return hysteresis_force(self.K[w], self.n[w], self.h[w], self.v_min[w], d, dd, vm)
+
+    def _linear(self, w, d, dd, vm):
+        return linear_force(self.K[w], self.c[w], d, dd)
+
+    def elastic_energy(self, d, which=None) -> np.ndarray:
+        """``K delta^(n+1) / (n+1)`` of every contact (J)."""
+        w = np.arange(d.size) if which is None else np.asarray(which, dtype=np.int64)
+        dp = np.maximum(d, 0.0)
+        return self.K[w] * dp ** (self.n[w] + 1.0) / (self.n[w] + 1.0)
+
+    def nonconservative_power(self, d, dd, vm, which=None) -> np.ndarray:
+        """``-(F - K delta^n) delta_dot`` of every contact (W), as ``ContactLaw.nonconservative_power``."""
+        w = np.arange(d.size) if which is None else np.asarray(which, dtype=np.int64)
+        F = self.force(d, dd, vm, w)[0]
+        return -(F - self.K[w] * np.maximum(d, 0.0) ** self.n[w]) * dd
 
 
 # ---- per-pair approach speed ---------------------------------------------------------------------------------

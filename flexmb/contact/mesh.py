@@ -39,7 +39,7 @@ from ..errors import ModelError
 from ..forces.base import ForceElement
 from ..kinematics import PairState
 from .broadphase import Skin, SlotMap, box_pairs, sphere_pairs, transfer_approach
-from .laws import ApproachSpeeds, ContactLaw
+from .laws import ApproachSpeeds, ContactLaw, LawTable
 from .surface import (_MAX_LISTED, _TINY, EDGE, FACE, VERTEX, TriangleMesh, _compose, _dot, _global_points, _listing,
                       closest_point_on_triangles, feature_measure)
 
@@ -310,6 +310,7 @@ class _Group:
         self.scatter = self.slots.scatter
         self.n_modes = (self.slots.m_i, self.slots.m_j)
         self.laws = laws
+        self.law_table = LawTable(laws)           # all candidates' forces in one call per law family
         self.stats = {"evaluations": 0, "candidates_evaluated": 0, "evaluate_s": 0.0, "rebuilds": 0,
                       "rebuild_s": 0.0, "candidates_last": 0, "missed": 0}
 
@@ -340,13 +341,7 @@ class _Group:
 
     # -- forces ------------------------------------------------------------------------------------
     def _forces(self, c: _Contacts, dm):
-        n = c.delta.size
-        F, dF, dFd = np.zeros(n), np.zeros(n), np.zeros(n)
-        for k, law in enumerate(self.laws):
-            idx = np.flatnonzero(c.law == k)
-            if idx.size:
-                F[idx], dF[idx], dFd[idx] = law.force(c.delta[idx], c.rate[idx], dm[idx])
-        return F, dF, dFd
+        return self.law_table.force(c.delta, c.rate, dm, c.law)
 
     def residual(self, qe, ve, t, coef=None):
         c = self._contacts(qe, ve)
@@ -377,15 +372,14 @@ class _Group:
 
     def potential(self, qe, ve) -> float:
         c = self._contacts(qe, ve)
-        return float(sum(np.sum(law.elastic_energy(c.delta[c.law == k])) for k, law in enumerate(self.laws)))
+        return float(np.sum(self.law_table.elastic_energy(c.delta, c.law)))
 
     def power(self, qe, ve) -> float:
         c = self._contacts(qe, ve)
         if not c.delta.size:
             return 0.0
         dm = self.approach.trial(c.delta, c.rate, ids=c.ids)
-        return float(sum(np.sum(law.nonconservative_power(c.delta[m], c.rate[m], dm[m]))
-                         for k, law in enumerate(self.laws) if (m := c.law == k).any()))
+        return float(np.sum(self.law_table.nonconservative_power(c.delta, c.rate, dm, c.law)))
 
     def _missed(self, new_keys, old_keys, delta) -> None:
         """Warn when a pair penetrates at an accepted state although it was no candidate during the step."""

@@ -33,8 +33,8 @@ from ..forces.base import ForceElement
 from ..forces.springs import ScalarSpringGroup, SpringPrimitive
 from ..joints.base import point3, unit
 from ..kinematics import PairState
-from .friction import FrictionFrame, FrictionLaw, tangential_terms
-from .laws import ApproachSpeeds, ContactLaw
+from .friction import FrictionFrame, FrictionLaw, FrictionTable, tangential_terms
+from .laws import ApproachSpeeds, ContactLaw, LawTable
 
 __all__ = ["SpherePlaneContact", "SphereSphereContact", "ClearanceJoint", "ContactGroup", "CONTACT_TYPES"]
 
@@ -261,18 +261,10 @@ class ContactGroup:
             self.radius_b = np.array([c.radius_b for c in contacts])
         else:
             self.radius_pin = np.array([c.radius_pin for c in contacts])
-        self.laws = self._by_object([c.law for c in contacts])
+        self.laws = LawTable([c.law for c in contacts])
         self.has_friction = np.array([c.friction is not None for c in contacts])
-        self.frictions = self._by_object([c.friction for c in contacts])
+        self.frictions = FrictionTable([c.friction for c in contacts])
         self.approach = ApproachSpeeds(self.n)
-
-    @staticmethod
-    def _by_object(objs) -> list:
-        groups = {}
-        for k, o in enumerate(objs):
-            if o is not None:
-                groups.setdefault(id(o), (o, []))[1].append(k)
-        return [(o, np.array(idx)) for o, idx in groups.values()]
 
     # -- geometry -------------------------------------------------------------------------------------
     def _pair_state(self, qe, ve) -> PairState:
@@ -350,11 +342,7 @@ class ContactGroup:
         return x, self.sign * (self.offset - x.val), -self.sign * x.rate(s.xd)
 
     def forces(self, delta, delta_dot):
-        dm = self.approach.trial(delta, delta_dot)
-        F, dF, dFd = np.zeros(self.n), np.zeros(self.n), np.zeros(self.n)
-        for law, idx in self.laws:
-            F[idx], dF[idx], dFd[idx] = law.force(delta[idx], delta_dot[idx], dm[idx])
-        return F, dF, dFd
+        return self.laws.force(delta, delta_dot, self.approach.trial(delta, delta_dot))
 
     def _friction(self, s, x, F, dF, dFd, Hv, blocks: bool):
         """Friction terms of the active pairs with friction: (idx, Q, power, dQ/dx, dQ/dxd) or None."""
@@ -366,18 +354,9 @@ class ContactGroup:
         jac = x.jac[idx]
         dFn_dxd = -self.sign * dFd[idx, None] * jac
         dFn_dx = -self.sign * (dF[idx, None] * jac + dFd[idx, None] * Hv[idx]) if Hv is not None else None
-        law_of = np.empty(self.n, dtype=object)
-        for law, k in self.frictions:
-            law_of[k] = law
-        laws_sub = law_of[idx]
 
         def coef(speed):
-            mu, dmu, mus = np.empty_like(speed), np.empty_like(speed), np.empty_like(speed)
-            for law, _ in self.frictions:
-                m = laws_sub == law
-                if m.any():
-                    mu[m], dmu[m], mus[m] = law.coefficient(speed[m])
-            return mu, dmu, mus
+            return self.frictions.coefficient(speed, idx)
 
         Q, P, dQx, dQv = tangential_terms(sub, frame, F[idx], dFn_dx if dFn_dx is not None else np.zeros_like(jac),
                                           dFn_dxd, coef, blocks)
@@ -427,7 +406,7 @@ class ContactGroup:
     def potential(self, qe, ve) -> float:
         """Elastic energy of the pairs (J)."""
         _, delta, _ = self.state(qe, ve)
-        return float(sum(np.sum(law.elastic_energy(delta[idx])) for law, idx in self.laws))
+        return float(np.sum(self.laws.elastic_energy(delta)))
 
     def power(self, qe, ve) -> float:
         """Power of the contact damping and of friction (W, <= 0)."""
@@ -439,8 +418,7 @@ class ContactGroup:
         x = self._measure(s)
         delta, delta_dot = self.sign * (self.offset - x.val), -self.sign * x.rate(s.xd)
         dm = self.approach.trial(delta, delta_dot)
-        damping = float(sum(np.sum(law.nonconservative_power(delta[idx], delta_dot[idx], dm[idx]))
-                            for law, idx in self.laws))
+        damping = float(np.sum(self.laws.nonconservative_power(delta, delta_dot, dm)))
         friction = 0.0
         if self.has_friction.any():
             F, dF, dFd = self.forces(delta, delta_dot)

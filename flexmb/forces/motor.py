@@ -68,6 +68,7 @@ class DCMotor(ForceElement):
         self.L_a = _positive(L_a, "L_a (H)", self.owner)
         self.D = _positive(D, "D (N m s/rad)", self.owner, allow_zero=True)
         self.voltage = as_time_function(voltage, self.owner)
+        self.constant_voltage = None if callable(voltage) or hasattr(voltage, "value") else float(voltage)
         self.current0 = float(current)
         self.offset = -1
 
@@ -103,9 +104,14 @@ class DCMotorGroup:
         self.r_a = np.array([m.r_a for m in motors])
         self.L_a = np.array([m.L_a for m in motors])
         self.D = np.array([m.D for m in motors])
+        self.V_const = np.array([m.constant_voltage if m.constant_voltage is not None else 0.0 for m in motors])
+        self.varying = np.array([k for k, m in enumerate(motors) if m.constant_voltage is None], dtype=np.int64)
 
     def supply(self, t: float) -> np.ndarray:
-        return np.array([m.supply(t) for m in self.motors])
+        V = self.V_const.copy()
+        for k in self.varying:               # one call per user voltage function (constants precomputed)
+            V[k] = self.motors[k].supply(t)
+        return V
 
     def residual(self, qe, ve, a, t, coef=None):
         """(scatter (n, nx+1), r (n, nx+1), blocks ``cM M + cC C + cK K`` or None)."""

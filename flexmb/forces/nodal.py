@@ -73,9 +73,14 @@ class NodalForceGroup:
         self.phi = np.array([ld.body.node_shapes(k)[0][0] for ld, k in inst]).reshape(self.n, 3, m)
         self.owner = np.repeat(np.arange(len(loads)), [ld.nodes.size for ld in loads])
         self.body_fixed = np.array([ld.body_fixed for ld, _ in inst], dtype=bool)
+        self._const = np.array([ld.vector if not callable(ld.vector) else np.zeros(3) for ld in loads]).reshape(-1, 3)
+        self._varying = [k for k, ld in enumerate(loads) if callable(ld.vector)]
 
     def forces(self, t: float) -> np.ndarray:
-        return np.array([ld.value(t) for ld in self.loads]).reshape(-1, 3)[self.owner]
+        F = self._const.copy()
+        for k in self._varying:              # one call per user force function (constants precomputed)
+            F[k] = self.loads[k].value(t)
+        return F[self.owner]
 
     def generalized(self, q, t, jacobian: bool):
         """Q (n, 7+m) and dQ/dq (n, 7+m, 7+m) or None."""
