@@ -35,20 +35,14 @@ import math
 import numpy as np
 
 from .. import rotations as rot
+from ..checks import scalar
 from ..errors import ModelError, NonFiniteError
 
 __all__ = ["FrictionLaw", "CoulombRamp", "BrownMcPhee", "FrictionTable", "tangential_terms", "FrictionFrame"]
 
 
 def _number(value, what: str, owner: str, positive: bool = True, allow_zero: bool = False) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ModelError(f"{owner}: {what} must be a number, got {value!r}") from None
-    if not math.isfinite(x) or x < 0 or (x == 0 and not allow_zero and positive):
-        raise ModelError(f"{owner}: {what} must be {'non-negative' if allow_zero else 'positive'} and finite, "
-                         f"got {x}")
-    return x
+    return scalar(value, what, owner, sign="positive" if positive and not allow_zero else "non-negative")
 
 
 def _speeds(name: str, s) -> np.ndarray:

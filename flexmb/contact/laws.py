@@ -34,6 +34,7 @@ import math
 
 import numpy as np
 
+from ..checks import scalar
 from ..errors import ModelError, NonFiniteError
 
 __all__ = ["ContactLaw", "HysteresisLaw", "LankaraniNikravesh", "HuntCrossley", "Flores", "LinearSpringDamper",
@@ -42,20 +43,11 @@ __all__ = ["ContactLaw", "HysteresisLaw", "LankaraniNikravesh", "HuntCrossley", 
 
 
 def _number(value, what: str, owner: str) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ModelError(f"{owner}: {what} must be a number, got {value!r}") from None
-    if not math.isfinite(x):
-        raise ModelError(f"{owner}: {what} must be finite, got {x}")
-    return x
+    return scalar(value, what, owner)
 
 
 def _positive(value, what: str, owner: str) -> float:
-    x = _number(value, what, owner)
-    if x <= 0:
-        raise ModelError(f"{owner}: {what} must be positive, got {x}")
-    return x
+    return scalar(value, what, owner, sign="positive")
 
 
 def _restitution(value, owner: str, allow_zero: bool = True) -> float:

@@ -26,7 +26,6 @@ step changes the Hessian, not the value or the gradient: the distance is C1 acro
 """
 from __future__ import annotations
 
-import math
 import time
 import warnings
 
@@ -35,6 +34,7 @@ import numpy as np
 from .. import kinematics as kin
 from .. import rotations as rot
 from ..bodies.base import Body, Site
+from ..checks import scalar
 from ..errors import ModelError
 from ..forces.base import ForceElement
 from ..kinematics import PairState
@@ -63,14 +63,7 @@ def _law(law, owner):
 
 
 def _length(value, what, owner, allow_zero=False):
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ModelError(f"{owner}: {what} must be a number, got {value!r}") from None
-    if not math.isfinite(x) or x < 0 or (x == 0 and not allow_zero):
-        raise ModelError(f"{owner}: {what} must be {'non-negative' if allow_zero else 'positive'} and finite, "
-                         f"got {x} m")
-    return x
+    return scalar(value, what, owner, sign="non-negative" if allow_zero else "positive", unit=" m")
 
 
 def _check_site(site, owner, what):

@@ -22,12 +22,12 @@ A pair may carry a friction law (``friction=``, flexmb/contact/friction.py): the
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
 from .. import kinematics as kin
 from ..bodies.base import Body, attach, check_body_pair
+from ..checks import scalar
 from ..errors import ModelError, NonFiniteError
 from ..forces.base import ForceElement
 from ..forces.springs import ScalarSpringGroup, SpringPrimitive
@@ -40,13 +40,7 @@ __all__ = ["SpherePlaneContact", "SphereSphereContact", "ClearanceJoint", "Conta
 
 
 def _radius(value, what: str, owner: str) -> float:
-    try:
-        r = float(value)
-    except (TypeError, ValueError):
-        raise ModelError(f"{owner}: {what} must be a number, got {value!r}") from None
-    if not math.isfinite(r) or r <= 0.0:
-        raise ModelError(f"{owner}: {what} must be positive and finite, got {r} m")
-    return r
+    return scalar(value, what, owner, sign="positive", unit=" m")
 
 
 class _Contact(ForceElement):

@@ -17,11 +17,11 @@ measure, and residual and Newton blocks are its exact value and derivatives on t
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
 from ..bodies.base import Body
+from ..checks import scalar
 from ..errors import ModelError, NonFiniteError
 from ..joints.base import perpendicular_pair, point3, unit
 from ..timefunctions import TimeFunction
@@ -36,14 +36,7 @@ FT = 0.3048             # m per ft (exact)
 
 # -- input checks ---------------------------------------------------------------------------
 def _number(value, what: str, owner: str, *, positive: bool = False, nonneg: bool = False) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ModelError(f"{owner}: {what} must be a number, got {value!r}") from None
-    if not math.isfinite(x) or (positive and x <= 0) or (nonneg and x < 0):
-        need = "positive and finite" if positive else "non-negative and finite" if nonneg else "finite"
-        raise ModelError(f"{owner}: {what} must be {need}, got {x}")
-    return x
+    return scalar(value, what, owner, sign="positive" if positive else "non-negative" if nonneg else None)
 
 
 def _curve(curve, owner: str, xname: str, yname: str, min_slope: float | None = None,

@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from ..checks import scalar
 from ..errors import ModelError, NonFiniteError
 from ..timefunctions import as_time_function
 from .base import ForceElement
@@ -29,14 +30,7 @@ __all__ = ["DCMotor", "DCMotorGroup"]
 
 
 def _positive(value, what: str, owner: str, allow_zero: bool = False) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ModelError(f"{owner}: {what} must be a number, got {value!r}") from None
-    if not math.isfinite(x) or x < 0 or (x == 0 and not allow_zero):
-        raise ModelError(f"{owner}: {what} must be {'non-negative' if allow_zero else 'positive'} and finite, "
-                         f"got {x}")
-    return x
+    return scalar(value, what, owner, sign="non-negative" if allow_zero else "positive")
 
 
 class DCMotor(ForceElement):

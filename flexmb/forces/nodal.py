@@ -5,13 +5,12 @@ import numpy as np
 
 from .. import rotations as rot
 from ..errors import ModelError
-from .applied import _load_vector, load_value
-from .base import ForceElement
+from .applied import _Load
 
 __all__ = ["NodalForce", "NodalForceGroup"]
 
 
-class NodalForce(ForceElement):
+class NodalForce(_Load):
     """The same force (N) on each of ``nodes`` of a flexible body.
 
     ``nodes``: a node id, a sequence of ids or a node-set name of the body's mesh.
@@ -25,20 +24,10 @@ class NodalForce(ForceElement):
     kind = "nodal force"
 
     def __init__(self, body, nodes, force, body_fixed: bool = False, name: str | None = None):
-        super().__init__(name)
+        super().__init__(body, force, body_fixed, name)          # vector, body_fixed, value(t), bodies
         if not getattr(body, "n_modes", 0):
             raise ModelError(f"{self.owner}: must act on a flexible body, got {body!r}")
-        self.body = body
         self.nodes = _node_ids(body, nodes, self.owner)
-        self.vector = _load_vector(force, self.owner)
-        self.body_fixed = bool(body_fixed)
-
-    @property
-    def bodies(self):
-        return (self.body,)
-
-    def value(self, t: float) -> np.ndarray:
-        return load_value(self.vector, t, self.owner)
 
 
 def _node_ids(body, nodes, owner: str) -> np.ndarray:

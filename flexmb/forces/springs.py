@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import kinematics as kin
 from ..bodies.base import Body, attach, check_body_pair
+from ..checks import scalar
 from ..errors import ModelError, NonFiniteError
 from ..joints.base import perpendicular_pair, point3, unit
 from ..joints.kernels import modal_counts, pair_columns, stack_shapes
@@ -28,13 +29,7 @@ __all__ = ["SpringDamper", "RotationalSpringDamper", "Bushing", "ScalarSpringGro
 
 
 def _coeff(value, what: str, owner: str) -> float:
-    try:
-        c = float(value)
-    except (TypeError, ValueError):
-        raise ModelError(f"{owner}: {what} must be a number, got {value!r}") from None
-    if not np.isfinite(c) or c < 0:
-        raise ModelError(f"{owner}: {what} must be finite and non-negative, got {c}")
-    return c
+    return scalar(value, what, owner, sign="non-negative")
 
 
 @dataclass
