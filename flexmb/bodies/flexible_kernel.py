@@ -69,7 +69,6 @@ class FlexibleBodyGroup:
         self.structures = [b.structure for b in bodies] if bodies[0].structure is not None else None
         self.K = np.array([b.K if b.structure is None else np.zeros((m, m)) for b in bodies]).reshape(n, m, m)
         self.D = np.array([b.D for b in bodies]).reshape(n, m, m)
-        self.stiffened = np.array([b.stiffening for b in bodies])
         self.G = np.array([b.G_inertial if b.stiffening else np.zeros((12, m, m)) for b in bodies]).reshape(n, 12, m, m)
         self.pp_trace = np.einsum("naakl->nkl", self.pp)
         self.gravity = np.asarray(gravity, dtype=float)

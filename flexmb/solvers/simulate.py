@@ -138,7 +138,8 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
                     h_try = min(h_try, h_contact)
                 # a free-flight prediction that already penetrates: aim the step at the touch
                 q_pred = s.q + h_try * s.v + 0.5 * h_try * h_try * s.vd
-                frac = asm.contact_onset(s.q, s.v, q_pred, s.v + h_try * s.vd, contact_tol)
+                frac = (asm.contact_onset(s.q, s.v, q_pred, s.v + h_try * s.vd, contact_tol)
+                        if math.isfinite(contact_tol) else None)        # contact_tol = inf: onsets not located
                 if frac is not None and frac < 0.99:
                     # aim at the touch, but never below a twentieth of the contact step: a surface
                     # approached ever more slowly must not stall the run in vanishing steps
@@ -154,7 +155,7 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
                     raise failure_error(exc, s.t + h_try, h_try) from None
                 h = h_try / 2
                 continue
-            if asm.contacts and cuts < MAX_CONTACT_CUTS:
+            if asm.contacts and cuts < MAX_CONTACT_CUTS and math.isfinite(contact_tol):
                 frac = asm.contact_onset(s.q, s.v, s1.q, s1.v, contact_tol)
                 if frac is not None and frac < 0.99 and h_try * frac >= aim_min:
                     cuts += 1

@@ -11,7 +11,6 @@ with the given EA, EI and rho A (A = 4e-3 m^2, I = 2e-6 m^4, E = 7e9 Pa, rho = 3
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,7 +60,6 @@ class SpinUp:
 
     system: fm.System
     beam: fm.FlexibleBody
-    tip_dof: int          # index into the body's modal coordinates of the tip's y displacement (or -1)
     tip_shape: np.ndarray  # (m,) tip y displacement per unit modal coordinate
 
     def tip(self, result) -> np.ndarray:
@@ -91,12 +89,4 @@ def spin_up(model: str, omega_s: float, n_modes: int = 4, n_elements: int | None
     system.add(beam)
     hub = system.add(fm.Revolute(system.ground, beam, (0.0, 0.0, 0.0), (0.0, 0.0, 1.0), name="hub"))
     system.add(fm.Driver(hub, angle=fm.TimeFunction.spin_up(omega_s, T_S), name="spin"))
-    return SpinUp(system, beam, -1, tip_shape)
-
-
-def run(model: str, omega_s: float, h: float = 1e-3, t_end: float = T_END, **options):
-    """Simulate; returns (t, tip, wall seconds, result)."""
-    m = spin_up(model, omega_s, **options)
-    t0 = time.perf_counter()
-    res = fm.simulate(m.system, t_end, h)
-    return res.t, m.tip(res), time.perf_counter() - t0, res
+    return SpinUp(system, beam, tip_shape)
