@@ -124,6 +124,8 @@ class Assembly:
         users = [f for f in system.forces if isinstance(f, UserForce)]
         self.users = UserForceGroup(users) if users else None
         self.crash = crash_groups(system.forces, self.nq)
+        # groups with a history (start / accept / history / set_history); a motor's measure keeps none
+        self.stateful = [g for g in (*self.springs, *self.crash, *self.contacts) if g.history().size]
         self._build_patterns()
 
     # -- patterns ---------------------------------------------------------
@@ -205,6 +207,35 @@ class Assembly:
         v = np.concatenate([b.initial_v() for b in self.system.bodies]
                            + [np.atleast_1d(getattr(f, "current0", np.zeros(f.n_states))) for f in self.state_elements])
         return q, v
+
+    # -- history of force elements (docs/guide.md §5) -------------------
+    def start(self, q, v) -> None:
+        """Reset every element's history to its clean state at the initial state ``(q, v)`` of a
+        run (no plastic deformation, angles unwrapped about 0, contacts apart unless penetrating)."""
+        qe, ve = extend(q, v)
+        for g in self.stateful:
+            g.start(qe, ve)
+
+    def history(self) -> np.ndarray:
+        """The history of every stateful group as one flat vector: per group its length, then its
+        values (a sphere cloud's length changes with its candidates; the rest is fixed)."""
+        parts = []
+        for g in self.stateful:
+            h = g.history()
+            parts += [[float(h.size)], h]
+        return np.concatenate(parts) if parts else np.zeros(0)
+
+    def set_history(self, x) -> None:
+        """Restore a vector from :meth:`history`; values after the last group (padding) are ignored."""
+        x = np.asarray(x, dtype=float).reshape(-1)
+        k = 0
+        for g in self.stateful:
+            n = int(x[k]) if k < x.size else -1
+            if n < 0 or k + 1 + n > x.size:
+                raise ModelError(f"system {self.system.name!r}: the history vector ({x.size} values) does not "
+                                 f"match its stateful elements (a group of {n} values at position {k})")
+            g.set_history(x[k + 1:k + 1 + n])
+            k += 1 + n
 
     # -- constraints ---------------------------------------------------
     def _row_evals(self, q, v, t):

@@ -65,5 +65,29 @@ class InstabilityError(FlexmbError):
     """The physical model left its range of validity (e.g. buckling of a modal body)."""
 
 
-class MeshWarning(UserWarning):
+class StallError(ConvergenceError):
+    """The step size collapsed: the run advanced by less than a set fraction of its step over
+    many attempts. Names the element that dominates the equations, the time and the step size;
+    ``result`` holds what was computed before."""
+
+
+class FlexmbWarning(UserWarning):
+    """Base class of every flexmb warning: ``warnings.simplefilter("error", FlexmbWarning)`` turns them
+    all into exceptions."""
+
+
+class MeshWarning(FlexmbWarning):
     """A mesh was repaired on reading (orphan nodes dropped, duplicates merged, cells ignored)."""
+
+
+class RedundantConstraintWarning(FlexmbWarning):
+    """Redundant constraint rows were found and switched off (``Result.redundant`` names them)."""
+
+
+class ContactMarginWarning(FlexmbWarning):
+    """A contact pair penetrated before the broad phase proposed it: the margin was too small for the step."""
+
+
+class EnergyBalanceWarning(FlexmbWarning):
+    """The energy balance of a run (Huston & Liu's accuracy testing function) drifted by more than
+    its stated fraction of the energy scale: the step is too coarse or the model unstable."""

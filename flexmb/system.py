@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-import numpy as np
-
+from . import checks
 from .bodies.base import GROUND, Body, Ground
 from .errors import ModelError
 from .forces.base import ForceElement
@@ -27,11 +26,8 @@ class System:
     """
 
     def __init__(self, gravity=(0.0, 0.0, 0.0), name: str = "system"):
-        g = np.asarray(gravity, dtype=float).reshape(-1)
-        if g.shape != (3,) or not np.all(np.isfinite(g)):
-            raise ModelError(f"system {name!r}: gravity must be 3 finite numbers, got {gravity!r}")
-        self.gravity = g
-        self.name = name
+        self.name = checks.name(name, "system")
+        self.gravity = checks.vector(gravity, "gravity (m/s^2)", f"system {name!r}")
         self.bodies: list[Body] = []
         self.joints: list[Joint] = []
         self.forces: list[ForceElement] = []
@@ -49,7 +45,8 @@ class System:
         if isinstance(item, (list, tuple)):
             return type(item)(self.add(x) for x in item)
         if isinstance(item, Ground):
-            raise ModelError("the ground is part of every system already (system.ground)")
+            raise ModelError(f"system {self.name!r}: cannot add {item!r}; the ground is part of every system "
+                             "already (system.ground)")
         if isinstance(item, (Body, Joint, ForceElement)):
             if id(item) in self._ids:
                 raise ModelError(f"{item!r} was already added to system {self.name!r}")

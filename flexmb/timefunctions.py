@@ -7,12 +7,14 @@ term; docs/theory.md §3.4 gives the complete form.)
 """
 from __future__ import annotations
 
+import copy
 import math
 from typing import Callable
 
 import numpy as np
 
-from .errors import ModelError, NonFiniteError
+from .checks import scalar, user_value
+from .errors import ModelError
 
 __all__ = ["TimeFunction", "as_time_function"]
 
@@ -22,38 +24,47 @@ class TimeFunction:
 
     If the derivatives are not given they are taken by central differences of
     ``f`` with step ``1e-4 * (1 + |t|)`` (error O(h^2) ~ 1e-8 relative); give them
-    explicitly where that matters.
+    explicitly where that matters. Every value a function returns is checked (one
+    number, finite); errors name ``owner``, the element the function drives once
+    :meth:`bound` to it.
     """
 
     def __init__(self, f: Callable[[float], float], df: Callable[[float], float] | None = None,
                  ddf: Callable[[float], float] | None = None, name: str = "f"):
-        if not callable(f):
-            raise ModelError(f"time function {name!r}: expected a callable or a number, got {f!r}")
+        for what, g in (("f", f), ("df", df), ("ddf", ddf)):
+            if not callable(g) and (g is not None or what == "f"):
+                raise ModelError(f"time function {name!r}: {what} must be a callable of t, got {g!r}")
         self._f, self._df, self._ddf, self.name = f, df, ddf, name
+        self.owner = f"time function {name!r}"
 
-    def _check(self, value, what: str, t: float) -> float:
-        v = float(value)
-        if not math.isfinite(v):
-            raise NonFiniteError(f"time function {self.name!r}: {what} at t = {t:.6g} s is {v}")
-        return v
+    def bound(self, owner: str) -> "TimeFunction":
+        """A copy whose errors name ``owner`` (e.g. ``"driver 'crank'"``), and this function unless anonymous."""
+        c = copy.copy(self)
+        c.owner = owner if self.name == "f" else f"{owner}, time function {self.name!r}"
+        return c
+
+    def _at(self, fun, t: float, what: str) -> float:
+        """``fun(t)``, checked: one finite number; errors name the owner, ``what`` and ``t`` (s)."""
+        return float(user_value(fun, (t,), (), self.owner, what, t))
 
     def value(self, t: float) -> float:
-        return self._check(self._f(t), "value", t)
+        return self._at(self._f, t, "f(t)")
 
     def rate(self, t: float) -> float:
         if self._df is not None:
-            return self._check(self._df(t), "first derivative", t)
-        h = 1e-4 * (1.0 + abs(t))
-        return self._check((self._f(t + h) - self._f(t - h)) / (2 * h), "first derivative", t)
+            return self._at(self._df, t, "first derivative df(t)")
+        h, what = 1e-4 * (1.0 + abs(t)), "f(t) (central differences for the first derivative)"
+        return (self._at(self._f, t + h, what) - self._at(self._f, t - h, what)) / (2 * h)
 
     def acceleration(self, t: float) -> float:
         if self._ddf is not None:
-            return self._check(self._ddf(t), "second derivative", t)
+            return self._at(self._ddf, t, "second derivative ddf(t)")
         if self._df is not None:
-            h = 1e-4 * (1.0 + abs(t))
-            return self._check((self._df(t + h) - self._df(t - h)) / (2 * h), "second derivative", t)
-        h = 1e-3 * (1.0 + abs(t))
-        return self._check((self._f(t + h) - 2 * self._f(t) + self._f(t - h)) / (h * h), "second derivative", t)
+            h, what = 1e-4 * (1.0 + abs(t)), "df(t) (central differences for the second derivative)"
+            return (self._at(self._df, t + h, what) - self._at(self._df, t - h, what)) / (2 * h)
+        h, what = 1e-3 * (1.0 + abs(t)), "f(t) (central differences for the second derivative)"
+        f = [self._at(self._f, x, what) for x in (t + h, t, t - h)]
+        return (f[0] - 2 * f[1] + f[2]) / (h * h)
 
     def __call__(self, t: float) -> float:
         return self.value(t)
@@ -61,11 +72,15 @@ class TimeFunction:
     # -- common profiles -------------------------------------------------
     @classmethod
     def constant(cls, c: float) -> "TimeFunction":
+        """``c`` at all times."""
+        c = scalar(c, "value", "constant time function")
         return cls(lambda t: c, lambda t: 0.0, lambda t: 0.0, name=f"constant {c}")
 
     @classmethod
     def linear(cls, rate: float, offset: float = 0.0) -> "TimeFunction":
         """``offset + rate t``."""
+        rate = scalar(rate, "rate", "linear time function")
+        offset = scalar(offset, "offset", "linear time function")
         return cls(lambda t: offset + rate * t, lambda t: rate, lambda t: 0.0, name=f"linear {rate}")
 
     @classmethod
@@ -76,6 +91,9 @@ class TimeFunction:
         then ``Omega_s``. With ``angle=True`` the function is the rotation angle
         (the integral of Omega), whose derivatives are Omega and Omega-dot.
         """
+        owner = "spin-up time function"
+        omega_s = scalar(omega_s, "omega_s (rad/s)", owner)
+        T_s = scalar(T_s, "T_s (s)", owner, sign="positive")
         w = 2.0 * math.pi / T_s
 
         def omega(t):
@@ -101,10 +119,7 @@ class TimeFunction:
     def table(cls, t, y) -> "TimeFunction":
         """Cubic spline through tabulated points (clamped at the ends)."""
         from scipy.interpolate import CubicSpline
-        t = np.asarray(t, dtype=float)
-        y = np.asarray(y, dtype=float)
-        if t.ndim != 1 or t.shape != y.shape or t.size < 2 or np.any(np.diff(t) <= 0):
-            raise ModelError("time table: t must be strictly increasing and match y in length (>= 2 points)")
+        t, y = _table_columns(t, y)
         cs = CubicSpline(t, y, extrapolate=False)
         d1, d2 = cs.derivative(1), cs.derivative(2)
 
@@ -121,12 +136,37 @@ class TimeFunction:
                    name="table")
 
 
+def _table_columns(t, y) -> tuple[np.ndarray, np.ndarray]:
+    """The columns of a time table: finite, of equal length >= 2, ``t`` (s) strictly increasing; else a
+    ModelError naming the column and the offending value."""
+    cols = []
+    for what, c in (("t", t), ("y", y)):
+        try:
+            c = np.asarray(c, dtype=float)
+        except (TypeError, ValueError):
+            raise ModelError(f"time table: {what} must be numbers, got {c!r}") from None
+        if c.ndim != 1 or c.size < 2:
+            raise ModelError(f"time table: {what} must be a list of at least 2 numbers, got {c.tolist()!r}")
+        bad = np.flatnonzero(~np.isfinite(c))
+        if bad.size:
+            raise ModelError(f"time table: {what}[{bad[0]}] = {c[bad[0]]} is not finite")
+        cols.append(c)
+    t, y = cols
+    if t.size != y.size:
+        raise ModelError(f"time table: t has {t.size} values and y {y.size}; they must match")
+    step = np.diff(t)
+    if np.any(step <= 0):
+        k = int(np.argmax(step <= 0)) + 1
+        raise ModelError(f"time table: t must increase strictly; t[{k}] = {t[k]} follows t[{k - 1}] = {t[k - 1]}")
+    return t, y
+
+
 def as_time_function(value, name: str = "f") -> TimeFunction:
-    """Accept a number, a callable ``f(t)`` or a TimeFunction."""
+    """Accept a number, a callable ``f(t)`` or a TimeFunction; ``name`` is the owner its errors name."""
     if isinstance(value, TimeFunction):
-        return value
+        return value.bound(name)
     if callable(value):
-        return TimeFunction(value, name=name)
+        return TimeFunction(value).bound(name)
     try:
         c = float(value)
     except (TypeError, ValueError):

@@ -39,7 +39,8 @@ def crush_harness(curve, ku, L0=1.0):
     """A body at x = L0 pushed towards a ground point at the origin; returns (set_state, group)."""
     s = fm.System()
     b = s.add(fm.RigidBody(1.0, (0.1, 0.1, 0.1), position=(L0, 0, 0), name="b"))
-    c = s.add(CrushElement(s.ground, b, (0, 0, 0), (L0, 0, 0), curve, ku, name="c"))
+    c = s.add(CrushElement(s.ground, b, point_a=(0, 0, 0), point_b=(L0, 0, 0), curve=curve, unloading_stiffness=ku,
+                           name="c"))
     asm = s.compile()
     g = CrushGroup([c], asm.nq)
     q0, v0 = asm.initial_state()
@@ -193,7 +194,8 @@ def drop(m, v, F0, eps, ku, h=2.5e-5):
     L0 = 1.0
     s = fm.System()
     b = s.add(fm.RigidBody(m, (0.1, 0.1, 0.1), position=(L0, 0, 0), name="mass"))
-    c = s.add(CrushElement(s.ground, b, (0, 0, 0), (L0, 0, 0), ([0, eps, 10.0], [0, F0, F0]), ku, name="c"))
+    c = s.add(CrushElement(s.ground, b, point_a=(0, 0, 0), point_b=(L0, 0, 0), curve=([0, eps, 10.0], [0, F0, F0]),
+                           unloading_stiffness=ku, name="c"))
     asm = s.compile()
     g = CrushGroup([c], asm.nq)
     q, vv = asm.initial_state()
@@ -286,9 +288,12 @@ def test_hinge_blocks_match_central_differences_on_every_branch():
 
 def test_crush_blocks_match_central_differences_on_every_branch():
     s, a, b = random_pair_system()
-    els = [CrushElement(a, b, (0.1, 0.2, 0.3), (1.0, -0.2, 0.4), CRUSH, KU, name="c0"),
-           CrushElement(s.ground, b, (0.0, 0.0, 0.0), (1.1, 0.0, 0.5), ([0.0, 0.02], [0.0, 4e3]), 5e5, name="c1"),
-           CrushElement(a, s.ground, (0.3, 0.2, 0.1), (0.5, 1.0, 0.0), CRUSH, 2e6, name="c2")]
+    els = [CrushElement(a, b, point_a=(0.1, 0.2, 0.3), point_b=(1.0, -0.2, 0.4), curve=CRUSH, unloading_stiffness=KU,
+                        name="c0"),
+           CrushElement(s.ground, b, point_a=(0.0, 0.0, 0.0), point_b=(1.1, 0.0, 0.5), curve=([0.0, 0.02], [0.0, 4e3]),
+                        unloading_stiffness=5e5, name="c1"),
+           CrushElement(a, s.ground, point_a=(0.3, 0.2, 0.1), point_b=(0.5, 1.0, 0.0), curve=CRUSH,
+                        unloading_stiffness=2e6, name="c2")]
     s.add(els)
     asm = s.compile()
     g = CrushGroup(els, asm.nq)
@@ -326,7 +331,8 @@ def test_crash_groups_split_by_type_and_modal_counts_and_flexible_sites_are_exac
     f = s.add(flexible_beam())
     tip = f.initial_frame()[0] + f.initial_frame()[1] @ f.modes.interface("tip").position
     items = s.add([PlasticHinge(a, b, (0, 0, 1), CURVE, K, name="h"),
-                   CrushElement(a, f.interface("tip"), (0.1, 0.2, 0.3), tip, CRUSH, KU, name="c"),
+                   CrushElement(a, f.interface("tip"), point_a=(0.1, 0.2, 0.3), point_b=tip, curve=CRUSH,
+                                unloading_stiffness=KU, name="c"),
                    PlasticHinge(s.ground, b, (0, 1, 0), CURVE, K, name="h2"),
                    PlasticHinge(a, f.interface("tip"), (0.2, 1.0, 0.1), CURVE, K, rate_factor=(2.0, 4.0), name="hf")])
     asm = s.compile()
@@ -410,15 +416,17 @@ def test_bad_input_names_the_element_and_the_value():
     with pytest.raises(ModelError, match=r"plastic hinge 'hn'.*non-negative.*-3"):
         PlasticHinge(g, b, (0, 0, 1), ([0, 1], [5, -3]), 100.0, name="hn")
     with pytest.raises(ModelError, match=r"crush element 'cu'.*unloading_stiffness.*-1"):
-        CrushElement(g, b, (1, 0, 0), (0, 0, 0), CRUSH, -1.0, name="cu")
+        CrushElement(g, b, point_a=(1, 0, 0), point_b=(0, 0, 0), curve=CRUSH, unloading_stiffness=-1.0, name="cu")
     with pytest.raises(ModelError, match=r"crush element 'cz'.*start at \(0, 0\).*500"):
-        CrushElement(g, b, (1, 0, 0), (0, 0, 0), ([0, 1], [500, 500]), 1e6, name="cz")
+        CrushElement(g, b, point_a=(1, 0, 0), point_b=(0, 0, 0), curve=([0, 1], [500, 500]), unloading_stiffness=1e6,
+                     name="cz")
     with pytest.raises(ModelError, match=r"crush element 'cs'.*slope 800000 .*exceeds.*create energy"):
-        CrushElement(g, b, (1, 0, 0), (0, 0, 0), CRUSH, 1e5, name="cs")
+        CrushElement(g, b, point_a=(1, 0, 0), point_b=(0, 0, 0), curve=CRUSH, unloading_stiffness=1e5, name="cs")
     with pytest.raises(ModelError, match=r"crush element 'cm'.*increase strictly"):
-        CrushElement(g, b, (1, 0, 0), (0, 0, 0), ([0, 0.1, 0.1], [0, 1, 2]), 1e6, name="cm")
+        CrushElement(g, b, point_a=(1, 0, 0), point_b=(0, 0, 0), curve=([0, 0.1, 0.1], [0, 1, 2]),
+                     unloading_stiffness=1e6, name="cm")
     with pytest.raises(ModelError, match=r"crush element 'cp'.*coincide"):
-        CrushElement(g, b, (0, 0, 0), (0, 0, 0), CRUSH, 1e6, name="cp")
+        CrushElement(g, b, point_a=(0, 0, 0), point_b=(0, 0, 0), curve=CRUSH, unloading_stiffness=1e6, name="cp")
     with pytest.raises(ModelError, match=r"triangular pulse.*duration.*positive.*got 0.0"):
         triangular_pulse(16.0, 0.0)
     with pytest.raises(ModelError, match=r"triangular pulse.*peak_g.*-2"):
@@ -433,7 +441,8 @@ def test_bad_input_names_the_element_and_the_value():
 def _wired() -> bool:
     s = fm.System()
     b = s.add(fm.RigidBody(1.0, (0.1, 0.1, 0.1), position=(1, 0, 0), name="b"))
-    s.add(CrushElement(s.ground, b, (0, 0, 0), (1, 0, 0), CRUSH, KU, name="c"))
+    s.add(CrushElement(s.ground, b, point_a=(0, 0, 0), point_b=(1, 0, 0), curve=CRUSH, unloading_stiffness=KU,
+                       name="c"))
     return hasattr(s.compile(), "crash")
 
 
@@ -445,7 +454,8 @@ def test_simulated_drop_on_crush_element():
     m, v, F0, eps, ku = 10.0, 5.0, 1000.0, 1e-3, 2e6
     s = fm.System()
     b = s.add(fm.RigidBody(m, (0.1, 0.1, 0.1), position=(1.0, 0, 0), velocity=(-v, 0, 0), name="mass"))
-    s.add(CrushElement(s.ground, b, (0, 0, 0), (1.0, 0, 0), ([0, eps, 10.0], [0, F0, F0]), ku, name="c"))
+    s.add(CrushElement(s.ground, b, point_a=(0, 0, 0), point_b=(1.0, 0, 0), curve=([0, eps, 10.0], [0, F0, F0]),
+                       unloading_stiffness=ku, name="c"))
     res = fm.simulate(s, 0.07, h=5e-5)
     x = res.q[:, 0]
     assert 1.0 - x.min() == pytest.approx(m * v * v / (2 * F0) + eps / 2, rel=2e-3)
@@ -478,7 +488,8 @@ def test_simulated_hinge_absorbs_kinetic_energy():
 def test_newton_matrix_with_crash_elements_matches_finite_differences():
     s, a, b = random_pair_system()
     s.add([PlasticHinge(a, b, (0.2, 0.3, 1.0), CURVE, 800.0, rate_factor=(3.0, 5.0), name="h"),
-           CrushElement(a, b, (0.1, 0.2, 0.3), (1.0, -0.2, 0.4), CRUSH, KU, name="c")])
+           CrushElement(a, b, point_a=(0.1, 0.2, 0.3), point_b=(1.0, -0.2, 0.4), curve=CRUSH, unloading_stiffness=KU,
+                        name="c")])
     asm = s.compile()
     q0, v0 = asm.initial_state()
     q = q0.copy()
@@ -511,7 +522,8 @@ def test_sled_on_a_far_pulse_carries_a_seat_on_a_crush_element():
     track = s.add(fm.Prismatic(s.ground, sled, (0, 0, 0), (1, 0, 0), name="track"))
     s.add(fm.Driver(track, displacement=pulse, name="pulse"))
     s.add(fm.Prismatic(sled, seat, (0.5, 0, 0), (1, 0, 0), name="rail"))
-    s.add(CrushElement(seat, sled, (0.5, 0, 0), (0.9, 0, 0), ([0, 0.005, 1.0], [0, 9e3, 9e3]), 5e6, name="limiter"))
+    s.add(CrushElement(seat, sled, point_a=(0.5, 0, 0), point_b=(0.9, 0, 0), curve=([0, 0.005, 1.0], [0, 9e3, 9e3]),
+                       unloading_stiffness=5e6, name="limiter"))
     res = fm.simulate(s, 0.4, h=5e-4)
     tt = res.t
     xs = np.array([pulse.value(ti) for ti in tt])

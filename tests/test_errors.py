@@ -37,7 +37,7 @@ def test_zero_length_axis_and_self_joint():
     with pytest.raises(ModelError, match="itself"):
         fm.Spherical(b, b, (0, 0, 0))
     with pytest.raises(ModelError, match="perpendicular"):
-        fm.Universal(s.ground, b, (0, 0, 0), (1, 0, 0), (1, 1, 0))
+        fm.Universal(s.ground, b, point=(0, 0, 0), axis_a=(1, 0, 0), axis_b=(1, 1, 0))
 
 
 def test_joint_on_body_not_in_system():
@@ -64,7 +64,7 @@ def test_driver_nan_and_wrong_joint():
 def test_inconsistent_start_named():
     s = fm.System()
     b = s.add(body())
-    s.add(fm.Distance(s.ground, b, (0, 0, 0), (1, 0, 0), name="rod"))
+    s.add(fm.Distance(s.ground, b, point_a=(0, 0, 0), point_b=(1, 0, 0), name="rod"))
     s.add(fm.Driver(b, coordinate="x", value=5.0, name="far"))   # |x| = 5 > rod length 1: impossible
     with pytest.raises(InconsistentInitialConditions, match="cannot be made consistent") as e:
         fm.simulate(s, 0.1, 0.01)
@@ -85,7 +85,7 @@ def test_newton_failure_diagnostic():
     s = fm.System()
     b = s.add(body(position=(0.5, 0.0, 0.0)))
     # rod of length sqrt(0.5) to a body point 0.5 m from the centre of mass: |x| <= 1.207 m
-    s.add(fm.Distance(s.ground, b, (0, 0, 0), (0.5, 0.5, 0), name="rod"))
+    s.add(fm.Distance(s.ground, b, point_a=(0, 0, 0), point_b=(0.5, 0.5, 0), name="rod"))
     # the driver pushes the centre of mass past the reach of the rod at t = 0.0707 s
     s.add(fm.Driver(b, coordinate="x", value=fm.TimeFunction.linear(10.0, 0.5), name="push"))
     with pytest.raises(ConvergenceError) as e:
@@ -100,9 +100,9 @@ def test_spring_validation():
     s = fm.System()
     b = s.add(body())
     with pytest.raises(ModelError, match="stiffness k.*-1"):
-        fm.SpringDamper(s.ground, b, (0, 0, 0), (1, 0, 0), k=-1.0)
+        fm.SpringDamper(s.ground, b, point_a=(0, 0, 0), point_b=(1, 0, 0), k=-1.0)
     with pytest.raises(ModelError, match="coincide"):
-        fm.SpringDamper(s.ground, b, (0, 0, 0), (0, 0, 0), k=1.0)
+        fm.SpringDamper(s.ground, b, point_a=(0, 0, 0), point_b=(0, 0, 0), k=1.0)
 
 
 def test_singular_start_is_not_silently_dropped():
@@ -110,7 +110,7 @@ def test_singular_start_is_not_silently_dropped():
     switched off for good: once it would be violated the run stops with a clear error."""
     s = fm.System()
     b = s.add(body(position=(0.5, 0.0, 0.0)))
-    s.add(fm.Distance(s.ground, b, (0, 0, 0), (1.0, 0, 0), name="rod"))   # aligned with the push
+    s.add(fm.Distance(s.ground, b, point_a=(0, 0, 0), point_b=(1.0, 0, 0), name="rod"))   # aligned with the push
     s.add(fm.Driver(b, coordinate="x", value=fm.TimeFunction.linear(10.0, 0.5), name="push"))
     with pytest.warns(UserWarning, match="rod"), pytest.raises(SingularConfigurationError, match="rod.*t = "):
         fm.simulate(s, 0.3, 0.01)

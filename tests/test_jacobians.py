@@ -3,7 +3,9 @@
 Checked per joint type and force element at a random, inconsistent state (so
 constraint residuals are non-zero and every Hessian term matters). Tolerance
 1e-6 relative to the largest entry: central differences with eps = 1e-6 carry
-O(eps^2) truncation and O(1e-16/eps) round-off, both far below it.
+O(eps^2) truncation, far below it, and the round-off of the differenced residual
+values, eps_mach |R| / eps, added to the tolerance (``fd_roundoff``): the residuals
+of flexible bodies reach 1e5 N (their elastic forces), 2e-5 after differencing.
 """
 import numpy as np
 import pytest
@@ -60,22 +62,23 @@ def make_flexible(kind):
         "flex-fixed-node": lambda: [fm.Fixed(f.node(2), b, Pt + 0.1)],
         "flex-angle-driver": lambda: [j := fm.Revolute(s.ground, f.interface("root"), (0.2, -0.1, 0.3), ax),
                                       fm.Driver(j, angle=lambda t: 0.3 * t * t)],
-        "flex-spring-node": lambda: [fm.SpringDamper(f.node(3), a, Pt, (0.1, 0.2, 0.3), k=50.0, c=3.0),
+        "flex-spring-node": lambda: [fm.SpringDamper(f.node(3), a, point_a=Pt, point_b=(0.1, 0.2, 0.3), k=50.0, c=3.0),
                                      fm.Bushing(b, f.interface("tip"), Pt, stiffness=[10, 20, 30, 4, 5, 6],
                                                 damping=[1, 2, 3, .4, .5, .6])],
         "flex-nodal-force": lambda: [fm.NodalForce(f, [2, 4], (1.0, -2.0, 3.0)),
                                      fm.NodalForce(f, "tip", lambda t: (t, 1.0, -1.0), body_fixed=True)],
         "flex-flex": lambda: [g := s.add(flexible("g", n_modes=2, position=tuple(Pt))),
                               fm.Spherical(f.interface("tip"), g.interface("root"), Pt),
-                              fm.Distance(f.node(1), g.node(3), Pt - 0.3, g.initial_frame()[0] + 0.5)][1:],
+                              fm.Distance(f.node(1), g.node(3), point_a=Pt - 0.3,
+                                          point_b=g.initial_frame()[0] + 0.5)][1:],
         "flex-node-plane": lambda: [mesh_contact.NodePlaneContact(
-            s.ground, f, np.arange(5), 0.5 * (f.initial_frame()[0] + Pt), (0.0, 1.0, 0.1),
-            fm.contact.LankaraniNikravesh(1e4, 0.6), thickness=0.3, margin=2.0)],
+            s.ground, f, nodes=np.arange(5), point=0.5 * (f.initial_frame()[0] + Pt), normal=(0.0, 1.0, 0.1),
+            law=fm.contact.LankaraniNikravesh(1e4, 0.6), thickness=0.3, margin=2.0)],
         "flex-node-mesh": lambda: [mesh_contact.NodeMeshContact(
-            f, np.arange(5), a, mesh_contact.TriangleMesh(
+            a, f, nodes=np.arange(5), mesh=mesh_contact.TriangleMesh(
                 a.to_local_point(0.5 * (f.initial_frame()[0] + Pt)) + 0.6 * np.array(
                     [[-1, 0, -1], [1, 0, -1], [1, 0, 1], [-1, 0, 1]]), [[0, 2, 1], [0, 3, 2]]),
-            fm.contact.HuntCrossley(1e4, 0.8), thickness=0.25, margin=2.0)],
+            law=fm.contact.HuntCrossley(1e4, 0.8), thickness=0.25, margin=2.0)],
     }[kind]()
     for it in items:
         s.add(it)
@@ -95,14 +98,15 @@ def make(kind):
         "spherical": lambda: [fm.Spherical(a, b, P)],
         "prismatic": lambda: [fm.Prismatic(a, b, P, ax)],
         "cylindrical": lambda: [fm.Cylindrical(a, b, P, ax)],
-        "universal": lambda: [fm.Universal(a, b, P, (1, 0, 0), (0, 1, 0))],
+        "universal": lambda: [fm.Universal(a, b, point=P, axis_a=(1, 0, 0), axis_b=(0, 1, 0))],
         "planar": lambda: [fm.Planar(a, b, P, ax)],
-        "distance": lambda: [fm.Distance(a, b, (0, 0, 0), (1.2, 0.1, 0.2))],
+        "distance": lambda: [fm.Distance(a, b, point_a=(0, 0, 0), point_b=(1.2, 0.1, 0.2))],
         "angle-driver": lambda: [j := fm.Revolute(a, b, P, ax), fm.Driver(j, angle=lambda t: 0.3 * t * t)],
         "displacement-driver": lambda: [j := fm.Prismatic(a, b, P, ax),
                                         fm.Driver(j, displacement=fm.TimeFunction(np.sin, np.cos, lambda t: -np.sin(t)))],
         "coordinate-driver": lambda: [fm.Driver(b, coordinate="y", value=lambda t: 0.1 * t)],
-        "spring-damper": lambda: [fm.SpringDamper(a, b, (0, 0.1, 0), (1.1, 0.0, 0.3), k=120.0, c=4.0, free_length=0.7)],
+        "spring-damper": lambda: [fm.SpringDamper(a, b, point_a=(0, 0.1, 0), point_b=(1.1, 0.0, 0.3), k=120.0, c=4.0,
+                                                  free_length=0.7)],
         "rotational-spring": lambda: [fm.RotationalSpringDamper(a, b, ax, k=30.0, c=2.0, free_angle=0.2)],
         "bushing": lambda: [fm.Bushing(a, b, P, stiffness=[10, 20, 30, 4, 5, 6], damping=[1, 2, 3, .4, .5, .6])],
         "forces": lambda: [fm.Force(a, (1, 2, 3), local_point=(0.1, -0.2, 0.3)),
@@ -110,14 +114,16 @@ def make(kind):
                            fm.Torque(a, (0.5, -1, 2)), fm.Torque(b, (1, 1, -1), body_fixed=True)],
         "dc-motor": lambda: [j := fm.Revolute(a, b, P, ax),
                              fm.DCMotor(j, K_p=0.7, r_a=0.4, L_a=0.05, D=0.2, voltage=lambda t: 60.0 + t)],
-        "contacts": lambda: [fm.SpherePlaneContact(s.ground, a, (0, 0, 0), (0.1, 1.0, 0.2), (0.1, 0.2, 0.3), 0.5,
-                                                   fm.contact.LankaraniNikravesh(1e4, 0.6)),
-                             fm.SphereSphereContact(a, b, (0.1, 0.2, 0.3), (1.0, -0.2, 0.4), 0.5, 0.5,
-                                                    fm.contact.Flores(2e4, 0.7))],
+        "contacts": lambda: [fm.SpherePlaneContact(s.ground, a, point=(0, 0, 0), normal=(0.1, 1.0, 0.2), center=(0.1, 0.2, 0.3),
+                                                   radius=0.5,
+                                                   law=fm.contact.LankaraniNikravesh(1e4, 0.6)),
+                             fm.SphereSphereContact(a, b, center_a=(0.1, 0.2, 0.3), center_b=(1.0, -0.2, 0.4),
+                                                    radius_a=0.5, radius_b=0.5,
+                                                    law=fm.contact.Flores(2e4, 0.7))],
         "user-force": lambda: [fm.UserForce([a, b], lambda t, q, v: -3.0 * q * np.sin(q) - 0.5 * v * q)],
         "sphere-mesh": lambda: [  # a sphere in the face, edge and vertex regions of a tetrahedron on a
-            mesh_contact.SphereMeshContact(a, tet, b, a.initial_frame()[0] + a.initial_frame()[1] @ c, 0.5,
-                                           fm.contact.LankaraniNikravesh(1e4, 0.6))
+            mesh_contact.SphereMeshContact(a, b, mesh=tet, center=a.initial_frame()[0] + a.initial_frame()[1] @ c,
+                                           radius=0.5, law=fm.contact.LankaraniNikravesh(1e4, 0.6))
             for tet in [mesh_contact.TriangleMesh([[0, 0, 0], [0.6, 0, 0], [0, 0.6, 0], [0, 0, 0.6]],
                                                   [[0, 2, 1], [0, 1, 3], [1, 2, 3], [0, 3, 2]], closed=True)]
             for c in ((0.37, 0.37, 0.37), (0.3, -0.25, -0.25), (-0.2, -0.2, -0.2))],
@@ -127,18 +133,20 @@ def make(kind):
         # friction: damped laws with a high approach-speed floor keep every pair pressing at the random state;
         # ramp speeds of the order of the random slip speeds put the laws in their non-saturated range
         "contact-friction": lambda: [
-            fm.SpherePlaneContact(s.ground, a, (0, 0, 0), (0.1, 1.0, 0.2), (0.1, 0.2, 0.3), 0.5,
-                                  fm.contact.LankaraniNikravesh(1e4, 0.6, min_approach_speed=10.0),
+            fm.SpherePlaneContact(s.ground, a, point=(0, 0, 0), normal=(0.1, 1.0, 0.2), center=(0.1, 0.2, 0.3),
+                                  radius=0.5,
+                                  law=fm.contact.LankaraniNikravesh(1e4, 0.6, min_approach_speed=10.0),
                                   friction=fm.contact.CoulombRamp(0.3, 5.0)),
-            fm.SphereSphereContact(a, b, (0.1, 0.2, 0.3), (1.0, -0.2, 0.4), 0.6, 0.6,
-                                   fm.contact.Flores(2e4, 0.7, min_approach_speed=10.0),
+            fm.SphereSphereContact(a, b, center_a=(0.1, 0.2, 0.3), center_b=(1.0, -0.2, 0.4), radius_a=0.6,
+                                   radius_b=0.6,
+                                   law=fm.contact.Flores(2e4, 0.7, min_approach_speed=10.0),
                                    friction=fm.contact.BrownMcPhee(0.5, 0.3, 0.8))],
         "contact-clearance": lambda: [
-            fm.contact.ClearanceJoint(a, b, P, ax, 0.01, 0.05,
-                                      fm.contact.LankaraniNikravesh(1e5, 0.8, min_approach_speed=10.0),
+            fm.contact.ClearanceJoint(a, b, point=P, axis=ax, clearance=0.01, radius_pin=0.05,
+                                      law=fm.contact.LankaraniNikravesh(1e5, 0.8, min_approach_speed=10.0),
                                       friction=fm.contact.CoulombRamp(0.2, 2.0, shape="tanh")),
-            fm.contact.ClearanceJoint(b, a, (0.7, 0, 0.2), (1, 0, 0.3), 0.02, 0.05,
-                                      fm.contact.LankaraniNikravesh(1e5, 0.8, n=1.0, min_approach_speed=10.0),
+            fm.contact.ClearanceJoint(b, a, point=(0.7, 0, 0.2), axis=(1, 0, 0.3), clearance=0.02, radius_pin=0.05,
+                                      law=fm.contact.LankaraniNikravesh(1e5, 0.8, n=1.0, min_approach_speed=10.0),
                                       friction=fm.contact.BrownMcPhee(0.4, 0.2, 1.5), pin_center=(0.75, 0.03, 0.2))],
     }[kind]()
     for it in items:
@@ -164,6 +172,13 @@ def fd(f, x, eps=1e-6):
     return np.array(cols).T
 
 
+def fd_roundoff(f, x, eps) -> float:
+    """Bound on the round-off of ``fd(f, x, eps)``: each value of f is rounded to about
+    eps_mach max|f| times the few terms summed into it (taken as 10), so the difference quotient
+    errs by up to 10 eps_mach max|f| / eps (measured: at most 0.5 eps_mach max|f| / eps)."""
+    return 10.0 * np.finfo(float).eps * np.abs(f(x)).max() / eps
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_newton_matrix_blocks_match_finite_differences(kind):
     asm = make(kind).compile()
@@ -181,8 +196,9 @@ def test_newton_matrix_blocks_match_finite_differences(kind):
         S = asm.residual(q, v, a, lam, t, coef=coef)[2]
         S = (S.toarray() if sp.issparse(S) else S)[:asm.nq, :asm.nq]
         # the residual is affine in the accelerations: a large step is exact there and avoids round-off
-        ref = fd(fun, x, eps=1e-3 if coef[0] else 1e-6)
-        assert np.abs(S - ref).max() <= 1e-6 * max(1.0, np.abs(ref).max()), coef
+        step = 1e-3 if coef[0] else 1e-6
+        ref = fd(fun, x, eps=step)
+        assert np.abs(S - ref).max() <= 1e-6 * max(1.0, np.abs(ref).max()) + fd_roundoff(fun, x, step), coef
     c = asm.constraints(q, v, t)
     J = c.jac.toarray()
     assert np.abs(J - fd(lambda x: asm.constraints(x, v, t).phi, q)).max() < 1e-6

@@ -70,7 +70,7 @@ def test_spring_mass_oscillator_period_and_energy():
     s = fm.System()
     b = s.add(fm.RigidBody(m, (1, 1, 1), position=(1.1, 0, 0), name="mass"))
     s.add(fm.Prismatic(s.ground, b, (1.1, 0, 0), (1, 0, 0)))
-    s.add(fm.SpringDamper(s.ground, b, (0, 0, 0), (1.1, 0, 0), k=k, free_length=1.0))
+    s.add(fm.SpringDamper(s.ground, b, point_a=(0, 0, 0), point_b=(1.1, 0, 0), k=k, free_length=1.0))
     res = fm.simulate(s, 1.0, 2e-4, rho_inf=1.0)
     x = res.q[:, 0] - 1.0
     # exact solution x = 0.1 cos(w t); error O((w h)^2) ~ 4e-5 relative
@@ -84,7 +84,7 @@ def test_damper_work_closes_energy_balance():
     b = s.add(fm.RigidBody(1.0, (0.01, 0.02, 0.03), position=(0.0, -1.0, 0.2), velocity=(1.0, 0, 0), name="b"))
     s.add(fm.Spherical(s.ground, b, (0, 0, 0.2)))
     s.add(fm.Bushing(s.ground, b, (0, -1.0, 0.2), stiffness=[0, 0, 0, 0.5, 0.5, 0.5], damping=[0, 0, 0, .1, .1, .1]))
-    s.add(fm.SpringDamper(s.ground, b, (1.0, 0, 0), (0.0, -1.0, 0.2), k=5.0, c=0.5))
+    s.add(fm.SpringDamper(s.ground, b, point_a=(1.0, 0, 0), point_b=(0.0, -1.0, 0.2), k=5.0, c=0.5))
     res = fm.simulate(s, 2.0, 1e-3)
     e = res.energy()
     assert e["work_nc"][-1] < -1e-3   # dampers dissipated something
@@ -105,10 +105,11 @@ def test_family_members_agree_with_reference(method, kw):
 def test_adaptive_steps_meet_tolerance():
     from verification.rigid import models
     s, b1, b2 = models.double_pendulum()
-    res = fm.simulate(s, 2.0, 1e-2, adaptive=True, rtol=1e-5, atol=1e-7)
+    res = fm.simulate(s, 2.0, 1e-2, adaptive=True, rtol=1e-4, atol=1e-7)
     th1, _ = models.double_pendulum_reference(res.t)
     assert res.stats["steps"] < 2000                       # fewer steps than fixed h = 1 ms
-    assert np.abs(models.rod_angle(res, b1) - th1).max() < 2e-3
+    # rtol bounds the global error up to the constant of the estimate (docs/guide.md §3)
+    assert np.abs(models.rod_angle(res, b1) - th1).max() < 10 * 1e-4
 
 
 def test_chunks_survive_interrupt_and_resume(tmp_path):

@@ -5,6 +5,8 @@ import itertools
 
 import numpy as np
 
+from .. import checks
+
 _counter = itertools.count()
 
 
@@ -34,7 +36,8 @@ class Body:
         return np.zeros((3, self.n_modes))
 
     def __init__(self, name: str | None = None):
-        self.name = name if name is not None else f"{type(self).__name__.lower()}{next(_counter)}"
+        self.name = checks.name(name, type(self).__name__) if name is not None else \
+            f"{type(self).__name__.lower()}{next(_counter)}"
         self.offset = -1  # first coordinate index, set by System.compile
 
     def __repr__(self) -> str:

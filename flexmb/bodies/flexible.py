@@ -77,8 +77,8 @@ class FlexibleBody(Body):
         self.etad0 = _modal_vector(modal_velocities, m, "modal_velocities", owner)
         self.K = np.asarray(self.modes.K, dtype=float)
         self.D = self._damping_matrix(damping, rayleigh, owner)
-        self.stiffening = bool(stiffening)
-        self.stability_check = bool(stability_check)
+        self.stiffening = _flag(stiffening, "stiffening", owner)
+        self.stability_check = _flag(stability_check, "stability_check", owner)
         self.G_inertial, self.G_interfaces = _stiffening(self.modes, owner) if self.stiffening else (None, None)
         self._check_reference(owner)
 
@@ -221,6 +221,13 @@ def _check_modes(modes: Any, owner: str) -> Any:
     return modes
 
 
+def _flag(value, what: str, owner: str) -> bool:
+    """A switch: True or False (a string such as "no" would silently mean True)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ModelError(f"{owner}: {what} must be True or False, got {value!r}")
+    return bool(value)
+
+
 def _modal_vector(value, m: int, what: str, owner: str) -> np.ndarray:
     if value is None:
         return np.zeros(m)
@@ -230,23 +237,35 @@ def _modal_vector(value, m: int, what: str, owner: str) -> np.ndarray:
     return v
 
 
+def _numbers(value, what: str, owner: str) -> np.ndarray:
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ModelError(f"{owner}: {what} must be numbers, got {value!r}") from None
+
+
 def _damping_matrix(modes: Any, damping, rayleigh, owner: str) -> np.ndarray:
     """``D = diag(2 zeta_k omega_k) + alpha M + beta K`` (modes mass-orthonormal)."""
     m = modes.n_modes
     D = np.zeros((m, m))
     if damping is not None:
-        z = np.broadcast_to(np.asarray(damping, dtype=float), (m,)) if np.ndim(damping) == 0 \
-            else np.asarray(damping, dtype=float).reshape(-1)
+        z = _numbers(damping, "damping", owner)
+        z = np.broadcast_to(z, (m,)) if z.ndim == 0 else z.reshape(-1)
         if z.shape != (m,) or not np.all(np.isfinite(z)) or np.any(z < 0):
             raise ModelError(f"{owner}: damping must be one non-negative ratio or {m} of them, got {damping!r}")
         omega = np.sqrt(np.maximum(np.diag(modes.K), 0.0))
         D += np.diag(2.0 * z * omega)
     if rayleigh is not None:
-        a = np.asarray(rayleigh, dtype=float).reshape(-1)
-        if a.shape != (2,) or not np.all(np.isfinite(a)) or np.any(a < 0):
-            raise ModelError(f"{owner}: rayleigh must be (alpha, beta) >= 0, got {rayleigh!r}")
-        D += a[0] * modes.M + a[1] * modes.K
+        D += rayleigh_damping(modes.M, modes.K, rayleigh, owner)
     return D
+
+
+def rayleigh_damping(M: np.ndarray, K: np.ndarray, rayleigh, owner: str) -> np.ndarray:
+    """``alpha M + beta K`` for ``rayleigh = (alpha, beta)``, both finite and >= 0 (s^-1, s)."""
+    a = _numbers(rayleigh, "rayleigh", owner).reshape(-1)
+    if a.shape != (2,) or not np.all(np.isfinite(a)) or np.any(a < 0):
+        raise ModelError(f"{owner}: rayleigh must be (alpha, beta) >= 0, got {rayleigh!r}")
+    return a[0] * M + a[1] * K
 
 
 def _stiffening(modes: Any, owner: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:

@@ -15,8 +15,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..checks import scalar
 from ..errors import ModelError
-from .flexible import FlexibleBody
+from .flexible import FlexibleBody, rayleigh_damping
 
 __all__ = ["NonlinearBeam"]
 
@@ -43,8 +44,9 @@ class NonlinearBeam(FlexibleBody):
                  damping: float | None = None, rayleigh: tuple[float, float] | None = None,
                  membrane: str = "average", modal_coordinates=None, modal_velocities=None, name: str | None = None):
         from ..fem.nonlinear_beam import NonlinearBeamStructure
-        from ..reduction.eigen import fixed_dofs
+        from ..reduction.eigen import check_fe_model, fixed_dofs
         from ..reduction.modeset import ModeSet
+        check_fe_model(model, f"{self.kind} {name!r}")
         held = fixed_dofs(model, fixed)
         structure = NonlinearBeamStructure(model, held, membrane=membrane)
         free = structure.free
@@ -71,18 +73,13 @@ class NonlinearBeam(FlexibleBody):
         K, M = self.modes.K, self.modes.M
         D = np.zeros_like(K)
         if damping is not None:
-            z = float(damping)
-            if not np.isfinite(z) or z < 0:
-                raise ModelError(f"{owner}: damping ratio must be finite and >= 0, got {damping!r}")
+            z = scalar(damping, "damping ratio", owner, sign="non-negative")
             import scipy.linalg as sla
             w1 = float(np.sqrt(max(sla.eigh(K, M, eigvals_only=True, subset_by_index=[0, 0])[0], 0.0)))
             if w1 > 0.0:
                 D += (2.0 * z / w1) * K
         if rayleigh is not None:
-            a = np.asarray(rayleigh, dtype=float).reshape(-1)
-            if a.shape != (2,) or not np.all(np.isfinite(a)) or np.any(a < 0):
-                raise ModelError(f"{owner}: rayleigh must be (alpha, beta) >= 0, got {rayleigh!r}")
-            D += a[0] * M + a[1] * K
+            D += rayleigh_damping(M, K, rayleigh, owner)
         return D
 
     def strain_energy(self, eta: np.ndarray) -> float:

@@ -11,10 +11,9 @@ is ``T = m/2 |r_dot|^2 + 2 p_dot^T G^T J' G p_dot`` and Lagrange's equations giv
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
+from .. import checks
 from .. import rotations as rot
 from ..errors import ModelError
 from .base import Body
@@ -23,21 +22,23 @@ __all__ = ["RigidBody", "RigidBodyGroup"]
 
 
 def _vector3(value, what: str, owner: str) -> np.ndarray:
+    return checks.vector(value, what, owner)
+
+
+def _matrix(value, what: str, owner: str) -> np.ndarray:
     try:
-        v = np.asarray(value, dtype=float).reshape(3)
+        return np.asarray(value, dtype=float)
     except (TypeError, ValueError):
-        raise ModelError(f"{owner}: {what} must be 3 numbers, got {value!r}") from None
-    if not np.all(np.isfinite(v)):
-        raise ModelError(f"{owner}: {what} {v.tolist()} is not finite")
-    return v
+        raise ModelError(f"{owner}: {what} must be numbers, got {value!r}") from None
 
 
 def _inertia_tensor(inertia, owner: str) -> np.ndarray:
-    J = np.asarray(inertia, dtype=float)
+    J = _matrix(inertia, "inertia", owner)
     if J.shape == (3,):
         J = np.diag(J)
     if J.shape != (3, 3):
-        raise ModelError(f"{owner}: inertia must be 3 principal values or a 3x3 matrix, got shape {J.shape}")
+        raise ModelError(f"{owner}: inertia must be 3 principal values or a 3x3 matrix, got {inertia!r} "
+                         f"(shape {J.shape})")
     if not np.all(np.isfinite(J)):
         raise ModelError(f"{owner}: inertia {J.tolist()} is not finite")
     if not np.allclose(J, J.T, rtol=1e-10, atol=1e-14 * max(1.0, np.abs(J).max())):
@@ -52,20 +53,27 @@ def _inertia_tensor(inertia, owner: str) -> np.ndarray:
     return 0.5 * (J + J.T)
 
 
+UNIT_NORM_TOL = 1e-6
+"""Euler parameters whose norm differs from 1 by more than this are refused (not silently normalized): a
+typed quaternion rounded to 7 significant digits is still accepted, a non-rotation is not."""
+
+
 def _orientation(orientation, owner: str) -> np.ndarray:
     if orientation is None:
         return np.array([1.0, 0.0, 0.0, 0.0])
-    R = np.asarray(orientation, dtype=float)
+    R = _matrix(orientation, "orientation", owner)
     if R.shape == (4,):
         n = np.linalg.norm(R)
-        if not np.isfinite(n) or n < 1e-12:
-            raise ModelError(f"{owner}: Euler parameters {R.tolist()} have zero or non-finite norm")
+        if not np.isfinite(n) or abs(n - 1.0) > UNIT_NORM_TOL:
+            raise ModelError(f"{owner}: Euler parameters {R.tolist()} are not a unit quaternion (|p| = {n:.9g}, "
+                             f"allowed 1 +- {UNIT_NORM_TOL:g}); give normalized values or a rotation matrix")
         return R / n
     if R.shape == (3, 3):
         if not np.all(np.isfinite(R)) or not np.allclose(R.T @ R, np.eye(3), atol=1e-6) or np.linalg.det(R) < 0:
             raise ModelError(f"{owner}: orientation matrix is not a proper rotation (R^T R != I or det < 0): {R.tolist()}")
         return rot.from_matrix(R)
-    raise ModelError(f"{owner}: orientation must be a 3x3 rotation matrix or 4 Euler parameters, got shape {R.shape}")
+    raise ModelError(f"{owner}: orientation must be a 3x3 rotation matrix or 4 Euler parameters, got "
+                     f"{orientation!r} (shape {R.shape})")
 
 
 class RigidBody(Body):
@@ -83,13 +91,7 @@ class RigidBody(Body):
                  velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0), name: str | None = None):
         super().__init__(name)
         owner = f"rigid body {self.name!r}"
-        try:
-            m = float(mass)
-        except (TypeError, ValueError):
-            raise ModelError(f"{owner}: mass must be a number, got {mass!r}") from None
-        if not math.isfinite(m) or m <= 0.0:
-            raise ModelError(f"{owner}: mass must be positive and finite, got {m} kg")
-        self.mass = m
+        self.mass = checks.scalar(mass, "mass", owner, sign="positive", unit=" kg")
         self.inertia = _inertia_tensor(inertia, owner)
         self.position = _vector3(position, "position", owner)
         self.p0 = _orientation(orientation, owner)

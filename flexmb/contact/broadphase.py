@@ -131,6 +131,10 @@ class Skin:
         self.last = np.array(x, dtype=float)
         return grow
 
+    def reset(self) -> None:
+        """Forget the previous rebuild (the start of a run: only the static part acts)."""
+        self.last = None
+
 
 def transfer_approach(old_keys: np.ndarray, old, new_keys: np.ndarray, new) -> None:
     """Copy the approach-speed state (flexmb.contact.ApproachSpeeds) of pairs kept across a rebuild.

@@ -69,6 +69,7 @@ class FrictionLaw:
         raise NotImplementedError
 
     def mu(self, s):
+        """Friction coefficient (dimensionless) at slip speeds ``s`` (m/s), without its derivative."""
         return self.coefficient(s)[0]
 
     def creep_speed(self, ratio: float) -> float:
@@ -125,6 +126,8 @@ class CoulombRamp(FrictionLaw):
         self._scale = self.v0
 
     def coefficient(self, s):
+        """Friction coefficient and its derivative ``(mu, dmu/ds)`` at slip speeds ``s`` (m/s): Coulomb's ``mu_d``
+        reached over the regularization speed ``v0`` (ramp or tanh; Ambrosio, docs/theory-contact.md §5)."""
         s = _speeds(self.name, s)
         if self.shape == "tanh":
             return tanh_coefficient(self.mu_d, self.v0, s)
@@ -176,6 +179,8 @@ class BrownMcPhee(FrictionLaw):
         self._scale = self.v_s
 
     def coefficient(self, s):
+        """Friction coefficient and its derivative ``(mu, dmu/ds)`` at slip speeds ``s`` (m/s): Brown & McPhee's
+        Stribeck curve through ``mu_s`` at ``v_s`` (docs/theory-contact.md §5)."""
         s = _speeds(self.name, s)
         return brown_mcphee_coefficient(self.mu_s, self.mu_d, self.v_s, s)
 

@@ -129,6 +129,8 @@ class HysteresisLaw(ContactLaw):
 
     @staticmethod
     def hysteresis_factor(e: float) -> float:
+        """Dimensionless factor ``chi(e)`` of the damping ``D = chi K delta^n / delta_dot_minus``
+        (docs/theory-contact.md §1)."""
         raise NotImplementedError
 
     def force(self, delta, delta_dot, delta_dot_minus=None):
@@ -180,6 +182,8 @@ class LankaraniNikravesh(HysteresisLaw):
 
     @staticmethod
     def hysteresis_factor(e: float) -> float:
+        """Hysteresis factor ``chi = 3 (1 - e^2) / 4`` of Lankarani & Nikravesh, J. Mech. Des. 112:369 (1990);
+        docs/theory-contact.md §1."""
         return 0.75 * (1.0 - e * e)
 
 
@@ -197,6 +201,8 @@ class HuntCrossley(HysteresisLaw):
 
     @staticmethod
     def hysteresis_factor(e: float) -> float:
+        """Hysteresis factor ``chi = 3 (1 - e) / 2`` of Hunt & Crossley, J. Appl. Mech. 42:440 (1975);
+        docs/theory-contact.md §1."""
         return 1.5 * (1.0 - e)
 
 
@@ -211,6 +217,8 @@ class Flores(HysteresisLaw):
 
     @staticmethod
     def hysteresis_factor(e: float) -> float:
+        """Hysteresis factor ``chi = 8 (1 - e) / (5 e)`` of Flores, Machado, Silva & Martins, Nonlinear Dyn. 64:25
+        (2011); docs/theory-contact.md §1."""
         return 8.0 * (1.0 - e) / (5.0 * e)
 
 
@@ -245,13 +253,13 @@ def linear_damping_ratio(e: float, calibration: str = "clamped") -> float:
     single impact of the calibration mass gives exactly e. ``"kelvin-voigt"``: the classical unclamped value
     ``zeta = -ln e / sqrt(pi^2 + ln^2 e)`` of the free damped oscillator, which the clamp then makes bouncier.
     """
+    if calibration not in ("clamped", "kelvin-voigt"):
+        raise ModelError(f"linear spring-damper: calibration must be 'clamped' or 'kelvin-voigt', got {calibration!r}")
     if e == 1.0:
         return 0.0
     if calibration == "kelvin-voigt":
         L = math.log(e)
         return -L / math.sqrt(math.pi ** 2 + L * L)
-    if calibration != "clamped":
-        raise ModelError(f"linear spring-damper: calibration must be 'clamped' or 'kelvin-voigt', got {calibration!r}")
     from scipy.optimize import brentq
     hi = 1.0
     while linear_restitution(hi) > e:                 # monotone decreasing; e ~ 1/(4 zeta^2) for large zeta
@@ -432,6 +440,22 @@ class ApproachSpeeds:
         self.in_contact[:] = False
         self.last_rate[:] = np.nan
         self.accept(delta, delta_dot, ids)
+
+    def history(self) -> np.ndarray:
+        """``[speed, in_contact, rate known, last rate (0 where unknown)]``, 4 values per pair."""
+        known = np.isfinite(self.last_rate)
+        return np.concatenate([self.speed, self.in_contact, known, np.where(known, self.last_rate, 0.0)])
+
+    def set_history(self, x: np.ndarray) -> None:
+        """Restore a vector from :meth:`history` (its length fixes the number of pairs)."""
+        x = np.asarray(x, dtype=float).reshape(-1)
+        if x.size % 4:
+            raise ModelError(f"ApproachSpeeds: a history vector needs 4 values per pair, got {x.size} values")
+        n = x.size // 4
+        self.n_pairs = n
+        self.speed = x[:n].copy()
+        self.in_contact = x[n:2 * n] != 0.0
+        self.last_rate = np.where(x[2 * n:3 * n] != 0.0, x[3 * n:], np.nan)
 
     def __repr__(self) -> str:
         return f"ApproachSpeeds({self.n_pairs} pairs, {int(self.in_contact.sum())} in contact)"

@@ -34,9 +34,11 @@ import numpy as np
 from .. import kinematics as kin
 from .. import rotations as rot
 from ..bodies.base import Body, Site
+from .. import checks
 from ..checks import scalar
-from ..errors import ModelError
+from ..errors import ContactMarginWarning, ModelError
 from ..forces.base import ForceElement
+from ..joints.kernels import extend
 from ..kinematics import PairState
 from .broadphase import Skin, SlotMap, box_pairs, sphere_pairs, transfer_approach
 from .laws import ApproachSpeeds, ContactLaw, LawTable
@@ -48,12 +50,6 @@ __all__ = ["TriangleMesh", "SphereMeshContact", "NodeMeshContact", "NodePlaneCon
 
 _MAX_ALL_PAIRS = 20000   # coupling="all" of a sphere cloud: at most this many body pairs in the pattern
 _AUTO_ALL_PAIRS = 500    # coupling="auto": "all" up to this many body pairs, else "none"
-
-
-class ContactMarginWarning(UserWarning):
-    """A pair penetrated before the broad phase proposed it: the margin was too small for the step."""
-
-
 
 
 def _law(law, owner):
@@ -101,43 +97,48 @@ def _mesh_vertices(mesh, body, owner):
 
 
 class _PointContact(ForceElement):
-    """Common part: a set of contact points (sphere centres or nodes) on one site, one law."""
+    """Common part: a set of contact points (sphere centres or nodes) on one site of ``body_b`` against a
+    surface (mesh or plane) of ``body_a``, one law."""
+
+    @property
+    def bodies(self) -> tuple:
+        """The two bodies ``(body_a, body_b)``: the surface's and the contact points'."""
+        return (self.body_a, self.body_b)
 
     def _points(self):                                  # (body, u (n,3), S (n,3,m) or None, R (n,))
         raise NotImplementedError
 
 
 class SphereMeshContact(_PointContact):
-    """A sphere (centre ``center``, global at the start, radius ``radius``) on ``sphere`` (a body or a
-    site of a flexible body) against ``mesh`` on ``mesh_body`` (rigid: body-fixed points; flexible: its
-    mesh nodes, moving with the modes). ``margin`` (m, default the radius): gap below which the
-    broad phase proposes a sphere-triangle pair."""
+    """A sphere (centre ``center``, m, global at the start, radius ``radius``, m) on ``body_b`` (a body or a
+    site of a flexible body) against the ``TriangleMesh`` ``mesh`` on ``body_a`` (rigid: body-fixed points;
+    flexible: its mesh nodes, moving with the modes). ``margin`` (m, default the radius): gap below which the
+    broad phase proposes a sphere-triangle pair. Penetration ``delta = R - x``, x the distance of the centre
+    from its closest feature (docs/theory-contact.md §8.2)."""
 
     kind = "sphere-mesh contact"
 
-    def __init__(self, mesh_body, mesh: TriangleMesh, sphere, center, radius: float, law: ContactLaw,
+    def __init__(self, body_a, body_b, *, mesh: TriangleMesh, center, radius: float, law: ContactLaw,
                  margin: float | None = None, name: str | None = None):
         super().__init__(name)
-        self.mesh_body = _check_site(mesh_body, self.owner, "mesh_body")
-        if not isinstance(mesh_body, Body):
-            raise ModelError(f"{self.owner}: mesh_body must be a body (a flexible body's mesh moves with its modes)")
-        self.site = _check_site(sphere, self.owner, "sphere")
-        if self.site.body is mesh_body:
-            raise ModelError(f"{self.owner}: a contact between body {mesh_body.name!r} and itself")
+        self.body_a = _check_site(body_a, self.owner, "body_a")
+        if not isinstance(body_a, Body):
+            raise ModelError(f"{self.owner}: body_a (the mesh's) must be a body, not a site (a flexible body's "
+                             f"mesh moves with its modes), got {body_a!r}")
+        self.site_b = _check_site(body_b, self.owner, "body_b")
+        self.body_b = self.site_b.body
+        if self.body_b is body_a:
+            raise ModelError(f"{self.owner}: a contact between body {body_a.name!r} and itself")
         self.mesh = mesh
-        self.vertices, self.vertex_shapes = _mesh_vertices(mesh, mesh_body, self.owner)
-        self.center = np.asarray(center, dtype=float).reshape(3)
+        self.vertices, self.vertex_shapes = _mesh_vertices(mesh, body_a, self.owner)
+        self.center = checks.vector(center, "center", self.owner)
         self.radius = _length(radius, "radius", self.owner)
         self.margin = self.radius if margin is None else _length(margin, "margin", self.owner)
         self.law = _law(law, self.owner)
 
-    @property
-    def bodies(self):
-        return (self.mesh_body, self.site.body)
-
     def _points(self):
-        S = self.site.point_shape(self.center)
-        return (self.site.body, self.site.to_local_point(self.center)[None], S[None] if S.shape[1] else None,
+        S = self.site_b.point_shape(self.center)
+        return (self.body_b, self.site_b.to_local_point(self.center)[None], S[None] if S.shape[1] else None,
                 np.array([self.radius]))
 
 
@@ -149,63 +150,56 @@ def _node_points(body, nodes, thickness, owner):
 
 
 class NodeMeshContact(_PointContact):
-    """Mesh nodes ``nodes`` (ids or a node-set name) of flexible ``body`` against ``mesh`` on ``mesh_body``;
-    each node is a point contact (a sphere of radius ``thickness``, default 0). ``margin`` (m) defaults
-    to 5 % of the nodes' span."""
+    """Mesh nodes ``nodes`` (ids or a node-set name) of flexible ``body_b`` against the ``TriangleMesh``
+    ``mesh`` on ``body_a``; each node is a point contact (a sphere of radius ``thickness``, m, default 0):
+    penetration ``thickness - x`` (docs/theory-contact.md §8). ``margin`` (m) defaults to 5 % of the nodes'
+    span."""
 
     kind = "node-mesh contact"
 
-    def __init__(self, body, nodes, mesh_body, mesh: TriangleMesh, law: ContactLaw, thickness: float = 0.0,
+    def __init__(self, body_a, body_b, *, nodes, mesh: TriangleMesh, law: ContactLaw, thickness: float = 0.0,
                  margin: float | None = None, name: str | None = None):
         super().__init__(name)
-        self.body = _flexible(body, self.owner)
-        self.mesh_body = _check_site(mesh_body, self.owner, "mesh_body")
-        if mesh_body is body or not isinstance(mesh_body, Body):
-            raise ModelError(f"{self.owner}: mesh_body must be another body")
+        self.body_b = _flexible(body_b, self.owner)
+        self.body_a = _check_site(body_a, self.owner, "body_a")
+        if body_a is body_b or not isinstance(body_a, Body):
+            raise ModelError(f"{self.owner}: body_a (the mesh's) must be another body, got {body_a!r}")
         self.thickness = _length(thickness, "thickness", self.owner, allow_zero=True)
-        self.nodes, u, self._S, self._R = _node_points(body, nodes, self.thickness, self.owner)
+        self.nodes, u, self._S, self._R = _node_points(body_b, nodes, self.thickness, self.owner)
         self._u = u
         self.mesh = mesh
-        self.vertices, self.vertex_shapes = _mesh_vertices(mesh, mesh_body, self.owner)
-        span = float(np.ptp(body.modes.nodes, axis=0).max()) or 1.0
+        self.vertices, self.vertex_shapes = _mesh_vertices(mesh, body_a, self.owner)
+        span = float(np.ptp(body_b.modes.nodes, axis=0).max()) or 1.0
         self.margin = 0.05 * span if margin is None else _length(margin, "margin", self.owner)
         self.law = _law(law, self.owner)
 
-    @property
-    def bodies(self):
-        return (self.mesh_body, self.body)
-
     def _points(self):
-        return self.body, self._u, self._S, self._R
+        return self.body_b, self._u, self._S, self._R
 
 
 class NodePlaneContact(_PointContact):
-    """Mesh nodes ``nodes`` of flexible ``body`` against the plane through ``point`` with outward unit
-    ``normal`` (global at the start) fixed in rigid body ``plane`` (or the ground). The measure of node
+    """Mesh nodes ``nodes`` of flexible ``body_b`` against the plane through ``point`` (m) with outward unit
+    ``normal`` (global at the start) fixed in rigid ``body_a`` (or the ground). The measure of node
     k is its height above the plane, the "axial" measure of ``body.node(k)``; ``thickness`` (m) is
     subtracted. ``margin`` (m, default 5 % of the nodes' span) selects the nodes near the plane at each
     accepted step."""
 
     kind = "node-plane contact"
 
-    def __init__(self, plane, body, nodes, point, normal, law: ContactLaw, thickness: float = 0.0,
+    def __init__(self, body_a, body_b, *, nodes, point, normal, law: ContactLaw, thickness: float = 0.0,
                  margin: float | None = None, name: str | None = None):
         super().__init__(name)
-        self.plane = _rigid(plane, self.owner, "plane")
-        self.body = _flexible(body, self.owner)
+        self.body_a = _rigid(body_a, self.owner, "body_a")
+        self.body_b = _flexible(body_b, self.owner)
         self.thickness = _length(thickness, "thickness", self.owner, allow_zero=True)
-        self.nodes, self._u, self._S, self._R = _node_points(body, nodes, self.thickness, self.owner)
-        self.planes = [_plane(self.plane, point, normal, self.owner)]
-        span = float(np.ptp(body.modes.nodes, axis=0).max()) or 1.0
+        self.nodes, self._u, self._S, self._R = _node_points(body_b, nodes, self.thickness, self.owner)
+        self.planes = [_plane(self.body_a, point, normal, self.owner)]
+        span = float(np.ptp(body_b.modes.nodes, axis=0).max()) or 1.0
         self.margin = 0.05 * span if margin is None else _length(margin, "margin", self.owner)
         self.law = _law(law, self.owner)
 
-    @property
-    def bodies(self):
-        return (self.plane, self.body)
-
     def _points(self):
-        return self.body, self._u, self._S, self._R
+        return self.body_b, self._u, self._S, self._R
 
 
 def _plane(body, point, normal, owner):
@@ -266,6 +260,7 @@ class SphereCloudContact(ForceElement):
 
     @property
     def bodies(self):
+        """The distinct bodies of the spheres and of the planes, in order of first appearance."""
         seen = {}
         for b in [s.body for s in self.sites] + [p[0] for p in self.planes]:
             seen.setdefault(id(b), b)
@@ -306,6 +301,12 @@ class _Group:
         self.law_table = LawTable(laws)           # all candidates' forces in one call per law family
         self.stats = {"evaluations": 0, "candidates_evaluated": 0, "evaluate_s": 0.0, "rebuilds": 0,
                       "rebuild_s": 0.0, "candidates_last": 0, "missed": 0}
+        # coordinates of the group's bodies (not the ground) at the last two rebuilds: the broad phase's
+        # history -- its skins and candidates follow from them by replaying the rebuilds
+        cols = np.concatenate([a.reshape(-1) for a in (self.slots.F_i, self.slots.F_j, self.slots.M_i,
+                                                       self.slots.M_j)]).astype(np.int64)
+        self._cols = np.unique(cols[cols < nq])
+        self._rebuilt: list = [None, None]
 
     _CACHE = 3
 
@@ -326,17 +327,54 @@ class _Group:
         """Broad phase at an accepted state (and at the start): new candidates, cache cleared."""
         t0 = time.perf_counter()
         keys = self._build(qe, ve)
+        self._rebuilt = [self._rebuilt[1], np.array(qe[self._cols], dtype=float)]
         self._cache = []
         self.stats["rebuilds"] += 1
         self.stats["rebuild_s"] += time.perf_counter() - t0
         self.stats["candidates_last"] = self.n_candidates
         return keys
 
+    # -- history protocol (docs/guide.md §5) -------------------------------------------------------
+    def _forget_rebuilds(self) -> None:
+        for skin in (v for v in vars(self).values() if isinstance(v, Skin)):
+            skin.reset()
+        self._rebuilt = [None, None]
+
+    def history(self) -> np.ndarray:
+        """``[rebuilt before (1/0), coordinates then, rebuilt last (1/0), coordinates then, approach
+        speeds (ApproachSpeeds.history)]``; the coordinates are those of the group's bodies at the
+        two last broad-phase rebuilds (fixed size), from which ``set_history`` replays the skins and
+        candidates exactly. Only a sphere cloud's approach part changes size (one per candidate)."""
+        parts = []
+        for q in self._rebuilt:
+            parts += [[0.0], np.zeros(self._cols.size)] if q is None else [[1.0], q]
+        return np.concatenate(parts + [self.approach.history()])
+
+    def set_history(self, x: np.ndarray) -> None:
+        """Restore a vector from :meth:`history`: replay the two rebuilds, then the approach speeds."""
+        x = np.asarray(x, dtype=float).reshape(-1)
+        n = self._cols.size
+        if x.size < 2 + 2 * n or not x[1 + n]:
+            raise ModelError(f"{self.label}: not a history vector of this group ({x.size} values, at least "
+                             f"{2 + 2 * n} expected, with the last rebuild recorded)")
+        self._forget_rebuilds()
+        keys = None
+        qe, ve = extend(np.zeros(self.nq), np.zeros(self.nq))
+        for k in (0, 1 + n):
+            if x[k]:
+                qe[self._cols] = x[k + 1:k + 1 + n]
+                keys = self._build(qe, ve)
+                self._rebuilt = [self._rebuilt[1], x[k + 1:k + 1 + n].copy()]
+        self._cache = []
+        self._restore_approach(keys, x[2 + 2 * n:])
+
     # -- forces ------------------------------------------------------------------------------------
     def _forces(self, c: _Contacts, dm):
         return self.law_table.force(c.delta, c.rate, dm, c.law)
 
     def residual(self, qe, ve, t, coef=None):
+        """Residual contribution ``-Q`` (N, N m, generalized) of the touching candidates and, with ``coef``,
+        their exact stiffness/damping blocks (docs/theory-contact.md §4, §8)."""
         c = self._contacts(qe, ve)
         dm = self.approach.trial(c.delta, c.rate, ids=c.ids) if c.delta.size else c.delta
         F, dF, dFd = self._forces(c, dm)
@@ -364,10 +402,12 @@ class _Group:
         return self.scatter, r, self.slots.aggregate(a, b, blk)
 
     def potential(self, qe, ve) -> float:
+        """Elastic energy (J) stored in the touching candidates, ``integral of K delta^n`` of each law."""
         c = self._contacts(qe, ve)
         return float(np.sum(self.law_table.elastic_energy(c.delta, c.law)))
 
     def power(self, qe, ve) -> float:
+        """Power (W) of the dissipative part of the contact forces at this state (<= 0; docs/theory.md §6)."""
         c = self._contacts(qe, ve)
         if not c.delta.size:
             return 0.0
@@ -498,12 +538,15 @@ class PlaneGroup(_Group):
         return _Contacts(self.R[p] - x, -xdot, c, self.plaw[p], bi, bj, expression)
 
     def penetration(self, qe, ve) -> np.ndarray:
+        """Penetration (m) of every node/sphere-plane combination, ``-inf`` where it is not a candidate."""
         out = np.full(len(self.combos), -np.inf)
         c = self._contacts(qe, ve)
         out[c.ids] = c.delta
         return out
 
     def accept(self, qe, ve) -> None:
+        """At an accepted step: rebuild the candidates (broad phase), report pairs the margin missed, and
+        record the approach speeds (m/s) of new touches (docs/theory-contact.md §8.3)."""
         old = self.cand
         self._rebuild(qe, ve)
         c = self._contacts(qe, ve)
@@ -511,9 +554,15 @@ class PlaneGroup(_Group):
         self.approach.accept(c.delta, c.rate, ids=c.ids)
 
     def start(self, qe, ve) -> None:
+        """Clean history at the start of a run: the broad phase forgets its previous rebuild, pairs
+        penetrating at ``(qe, ve)`` capture their approach speed (ApproachSpeeds.start)."""
+        self._forget_rebuilds()
         self._rebuild(qe, ve)
         c = self._contacts(qe, ve)
         self.approach.start(c.delta, c.rate, ids=c.ids)
+
+    def _restore_approach(self, keys, x) -> None:
+        self.approach.set_history(_history_vector(x, 4 * len(self.combos), self.label))
 
 
 class SphereGroup(_Group):
@@ -600,9 +649,12 @@ class SphereGroup(_Group):
         return _Contacts(self.R[i] + self.R[j] - L, -xdot, np.arange(n), self.slaw[i], bi, bj, expression)
 
     def penetration(self, qe, ve) -> np.ndarray:
+        """Penetration ``R_i + R_j - |c_j - c_i|`` (m) of every candidate pair."""
         return self._contacts(qe, ve).delta
 
     def accept(self, qe, ve) -> None:
+        """At an accepted step: rebuild the candidate sphere pairs (broad phase), report missed pairs and carry
+        the approach speeds (m/s) of pairs still in touch across the rebuild (docs/theory-contact.md §8.3)."""
         old_keys, old = self.keys, self.approach
         self.keys = self._rebuild(qe, ve)
         c = self._contacts(qe, ve)
@@ -612,10 +664,19 @@ class SphereGroup(_Group):
         self.approach.accept(c.delta, c.rate)
 
     def start(self, qe, ve) -> None:
+        """Clean history at the start of a run: the broad phase forgets its previous rebuild, pairs
+        penetrating at ``(qe, ve)`` capture their approach speed (ApproachSpeeds.start)."""
+        self._forget_rebuilds()
         self.keys = self._rebuild(qe, ve)
         c = self._contacts(qe, ve)
         self.approach = ApproachSpeeds(self.keys.size)
         self.approach.start(c.delta, c.rate)
+
+    def _restore_approach(self, keys, x) -> None:
+        """One approach-speed state per candidate pair: the only part of the history whose size changes."""
+        self.keys = keys
+        self.approach = ApproachSpeeds(keys.size)
+        self.approach.set_history(_history_vector(x, 4 * keys.size, self.label))
 
 
 class TriangleGroup(_Group):
@@ -634,11 +695,11 @@ class TriangleGroup(_Group):
         for el, body, u, S, radius in items:
             if el.law not in laws:
                 laws.append(el.law)
-            key = (id(el.mesh), id(el.mesh_body))
+            key = (id(el.mesh), id(el.body_a))
             if key not in surfaces:
                 mesh = el.mesh
                 surfaces[key] = len(surfaces)
-                sbody.append(side_i(el.mesh_body))
+                sbody.append(side_i(el.body_a))
                 V.append(el.vertices)
                 VS.append(el.vertex_shapes)
                 vb += [sbody[-1]] * mesh.n_points
@@ -787,9 +848,12 @@ class TriangleGroup(_Group):
         return delta, rate
 
     def penetration(self, qe, ve) -> np.ndarray:
+        """Penetration (m) per contact point at its closest mesh feature (face, edge or vertex)."""
         return self._per_point(self._contacts(qe, ve))[0]
 
     def accept(self, qe, ve) -> None:
+        """At an accepted step: rebuild the sphere-triangle candidates, report missed pairs and record the
+        approach speeds (m/s) per contact point at its closest feature (docs/theory-contact.md §8.2-8.3)."""
         old = self.keys
         self.keys = self._rebuild(qe, ve)
         c = self._contacts(qe, ve)
@@ -798,9 +862,24 @@ class TriangleGroup(_Group):
         self.approach.accept(delta, rate)
 
     def start(self, qe, ve) -> None:
+        """Clean history at the start of a run: the broad phase forgets its previous rebuild, points
+        penetrating at ``(qe, ve)`` capture their approach speed (ApproachSpeeds.start)."""
+        self._forget_rebuilds()
         self.keys = self._rebuild(qe, ve)
         delta, rate = self._per_point(self._contacts(qe, ve))
         self.approach.start(delta, rate)
+
+    def _restore_approach(self, keys, x) -> None:
+        self.keys = keys
+        self.approach.set_history(_history_vector(x, 4 * self.np, self.label))
+
+
+def _history_vector(x, n: int, owner: str) -> np.ndarray:
+    """``x`` as a float vector of length ``n``, or a ModelError naming ``owner`` and both lengths."""
+    x = np.asarray(x, dtype=float).reshape(-1)
+    if x.size != n:
+        raise ModelError(f"{owner}: a history vector of {x.size} values for {n} expected")
+    return x
 
 
 def _ranges(starts, counts):
@@ -832,7 +911,7 @@ def contact_groups(forces, nq: int, qe: np.ndarray, ve: np.ndarray) -> list:
             planes.setdefault(body.n_modes, []).append((f, body, u, S, R))
         elif isinstance(f, (SphereMeshContact, NodeMeshContact)):
             body, u, S, R = f._points()
-            meshes.setdefault((f.mesh_body.n_modes, body.n_modes), []).append((f, body, u, S, R))
+            meshes.setdefault((f.body_a.n_modes, body.n_modes), []).append((f, body, u, S, R))
     groups = []
     for k in sorted(planes):
         groups.append(PlaneGroup(planes[k], nq, qe, ve))

@@ -67,12 +67,15 @@ class _Contact(ForceElement):
 
     @property
     def bodies(self):
+        """The two bodies ``(body_a, body_b)`` of the pair (the bodies of their sites)."""
         return (self.body_a, self.body_b)
 
 
 class SpherePlaneContact(_Contact):
-    """A sphere (radius ``radius``, centre ``center`` global at the start) on body ``sphere`` against
-    the plane through ``point`` with outward unit ``normal`` fixed in body ``plane`` (or the ground).
+    """A sphere (radius ``radius``, m; centre ``center``, m, global at the start) on ``body_b`` against the
+    plane through ``point`` (m, global at the start) with outward unit ``normal`` fixed in ``body_a`` (or the
+    ground); either body may be a site of a flexible body. Measure ``x = n . (c - P)``, penetration
+    ``delta = R - x`` (docs/theory-contact.md §4).
 
     ``friction``: optional friction law; the tangential force acts at the point of the sphere nearest the
     plane, ``c - R n``."""
@@ -81,9 +84,9 @@ class SpherePlaneContact(_Contact):
     geometry = "sphere-plane"
     measure_kind = "axial"
 
-    def __init__(self, plane: Body, sphere: Body, point, normal, center, radius: float, law: ContactLaw,
+    def __init__(self, body_a: Body, body_b: Body, *, point, normal, center, radius: float, law: ContactLaw,
                  name: str | None = None, friction: FrictionLaw | None = None):
-        super().__init__(plane, sphere, law, name, friction)
+        super().__init__(body_a, body_b, law, name, friction)
         self.point = point3(point, "point", self.owner)
         self.normal = unit(normal, "normal", self.owner)
         self.center = point3(center, "center", self.owner)
@@ -91,16 +94,20 @@ class SpherePlaneContact(_Contact):
 
     @property
     def offset(self) -> float:
+        """The measure's offset ``x_0``: the sphere radius (m)."""
         return self.radius
 
     def primitive(self) -> SpringPrimitive:
+        """The ``axial`` measure primitive: height ``n . (c - P)`` (m) of the centre above the plane."""
         v, S = attach(self.site_a, self.site_b, {"a_i": ("vector", self.normal), "u_i": ("point", self.point),
                                                  "u_j": ("point", self.center)})
         return SpringPrimitive("axial", self.body_a, self.body_b, v, 0.0, 0.0, self.radius, self.owner, S)
 
 
 class SphereSphereContact(_Contact):
-    """Two spheres: centre ``center_a`` (radius ``radius_a``) on body ``a``, ``center_b`` on ``b``.
+    """Two spheres: centre ``center_a`` (m, global at the start; radius ``radius_a``, m) on ``body_a``,
+    ``center_b`` (radius ``radius_b``) on ``body_b``. Measure ``x = |c_b - c_a|``, penetration
+    ``delta = R_a + R_b - x`` (docs/theory-contact.md §4).
 
     ``friction``: optional friction law; the tangential force acts on the line of centres, in the middle of
     the overlap (``c_a + (R_a - delta/2) u``, u the unit vector from c_a to c_b)."""
@@ -109,30 +116,33 @@ class SphereSphereContact(_Contact):
     geometry = "sphere-sphere"
     measure_kind = "length"
 
-    def __init__(self, a: Body, b: Body, center_a, center_b, radius_a: float, radius_b: float, law: ContactLaw,
-                 name: str | None = None, friction: FrictionLaw | None = None):
-        super().__init__(a, b, law, name, friction)
+    def __init__(self, body_a: Body, body_b: Body, *, center_a, center_b, radius_a: float, radius_b: float,
+                 law: ContactLaw, name: str | None = None, friction: FrictionLaw | None = None):
+        super().__init__(body_a, body_b, law, name, friction)
         self.center_a = point3(center_a, "center_a", self.owner)
         self.center_b = point3(center_b, "center_b", self.owner)
         self.radius_a = _radius(radius_a, "radius_a", self.owner)
         self.radius_b = _radius(radius_b, "radius_b", self.owner)
         self.radius = self.radius_a + self.radius_b
         if np.linalg.norm(self.center_b - self.center_a) < 1e-12:
-            raise ModelError(f"{self.owner}: the sphere centres coincide; the contact normal is undefined")
+            raise ModelError(f"{self.owner}: the sphere centres coincide at {self.center_a.tolist()}; the contact "
+                             "normal is undefined")
 
     @property
     def offset(self) -> float:
+        """The measure's offset ``x_0``: the sum of the radii (m)."""
         return self.radius
 
     def primitive(self) -> SpringPrimitive:
+        """The ``length`` measure primitive: distance ``|c_b - c_a|`` (m) of the centres."""
         v, S = attach(self.site_a, self.site_b, {"u_i": ("point", self.center_a), "u_j": ("point", self.center_b)})
         return SpringPrimitive("length", self.body_a, self.body_b, v, 0.0, 0.0, self.radius, self.owner, S)
 
 
 class ClearanceJoint(_Contact):
-    """A revolute joint with radial clearance: a pin (journal) of ``radius_pin`` on ``body_pin`` in a hole
-    (bearing) of radius ``radius_pin + clearance`` on ``body_hole``, both centred on ``point`` (global, at the
-    start) with the hole's axis ``axis`` (fixed in ``body_hole``).
+    """A revolute joint with radial clearance: a pin (journal) of ``radius_pin`` on ``body_b`` in a hole
+    (bearing) of radius ``radius_pin + clearance`` on ``body_a``, both centred on ``point`` (global, at the
+    start) with the hole's axis ``axis`` (fixed in ``body_a``).
 
     No constraint rows: it replaces the ideal revolute joint. The pin centre's eccentricity ``e`` (its offset
     from the hole centre, projected on the plane normal to the axis) is free while ``|e| < clearance``; beyond,
@@ -141,7 +151,7 @@ class ClearanceJoint(_Contact):
     not constrained (the joint is a planar/cylindrical journal; other joints or contacts hold the axial motion).
 
     Args:
-        body_hole, body_pin: the bodies (or sites) carrying the hole and the pin.
+        body_a, body_b: the bodies (or sites) carrying the hole and the pin; the rest is keyword-only.
         point: hole centre on the axis (m, global at the start).
         axis: hole axis (global at the start, fixed in ``body_hole``).
         clearance: radial clearance ``c = R_hole - R_pin`` (m, > 0).
@@ -157,9 +167,9 @@ class ClearanceJoint(_Contact):
     measure_kind = "axial"
     sign = -1.0
 
-    def __init__(self, body_hole: Body, body_pin: Body, point, axis, clearance: float, radius_pin: float,
+    def __init__(self, body_a: Body, body_b: Body, *, point, axis, clearance: float, radius_pin: float,
                  law: ContactLaw, friction: FrictionLaw | None = None, name: str | None = None, pin_center=None):
-        super().__init__(body_hole, body_pin, law, name, friction)
+        super().__init__(body_a, body_b, law, name, friction)
         self.point = point3(point, "point", self.owner)
         self.axis = unit(axis, "axis", self.owner)
         self.clearance = _radius(clearance, "clearance", self.owner)
@@ -168,13 +178,16 @@ class ClearanceJoint(_Contact):
 
     @property
     def offset(self) -> float:
+        """The measure's offset ``x_0``: the radial clearance (m)."""
         return self.clearance
 
     @property
     def radius_hole(self) -> float:
+        """Hole (bearing) radius ``R_pin + clearance`` (m)."""
         return self.radius_pin + self.clearance
 
     def primitive(self) -> SpringPrimitive:
+        """The ``axial`` measure primitive: eccentricity of the pin centre from the hole axis (m)."""
         v, S = attach(self.site_a, self.site_b, {"a_i": ("vector", self.axis), "u_i": ("point", self.point),
                                                  "u_j": ("point", self.pin_center)})
         return SpringPrimitive("axial", self.body_a, self.body_b, v, 0.0, 0.0, self.clearance, self.owner, S)
@@ -336,6 +349,8 @@ class ContactGroup:
         return x, self.sign * (self.offset - x.val), -self.sign * x.rate(s.xd)
 
     def forces(self, delta, delta_dot):
+        """Normal forces ``F`` (N) and their derivatives ``dF/d delta`` (N/m), ``dF/d delta_dot`` (N s/m) of the
+        pairs' laws at penetrations ``delta`` (m) and rates (m/s), with the trial approach speeds (§1)."""
         return self.laws.force(delta, delta_dot, self.approach.trial(delta, delta_dot))
 
     def _friction(self, s, x, F, dF, dFd, Hv, blocks: bool):
@@ -357,6 +372,8 @@ class ContactGroup:
         return idx, Q, P, dQx, dQv
 
     def residual(self, qe, ve, t, coef=None):
+        """Residual contribution ``-Q = -sign F grad x`` of all pairs (plus friction) and, with ``coef``, the exact
+        Newton blocks ``K``, ``C`` of docs/theory-contact.md §4-§5."""
         s = self._pair_state(qe, ve)
         x = self._measure(s)
         xd = x.rate(s.xd)
@@ -394,8 +411,22 @@ class ContactGroup:
         self.approach.accept(delta, delta_dot)
 
     def start(self, qe, ve) -> None:
+        """Clean history at the start of a run: pairs penetrating at ``(qe, ve)`` capture their
+        approach speed there, the others are apart (ApproachSpeeds.start)."""
         _, delta, delta_dot = self.state(qe, ve)
+        self.approach = ApproachSpeeds(self.n)
         self.approach.start(delta, delta_dot)
+
+    def history(self) -> np.ndarray:
+        """The approach-speed state of every pair (4 values per pair, ApproachSpeeds.history)."""
+        return self.approach.history()
+
+    def set_history(self, x: np.ndarray) -> None:
+        """Restore a vector from :meth:`history`."""
+        if np.size(x) != 4 * self.n:
+            raise ModelError(f"{self.geometry} contact group: a history vector of {np.size(x)} values for "
+                             f"{4 * self.n} expected")
+        self.approach.set_history(x)
 
     def potential(self, qe, ve) -> float:
         """Elastic energy of the pairs (J)."""
@@ -422,6 +453,7 @@ class ContactGroup:
         return damping, friction
 
     def penetration(self, qe, ve) -> np.ndarray:
+        """Penetration ``delta`` (m) of every pair (negative: apart)."""
         return self.state(qe, ve)[1]
 
     def normal_forces(self, qe, ve) -> np.ndarray:

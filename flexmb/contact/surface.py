@@ -53,8 +53,12 @@ class TriangleMesh:
             T = np.array(triangles)
         except (TypeError, ValueError):
             raise MeshError(f"{owner}: points must be (n, 3) numbers and triangles (m, 3) vertex ids") from None
-        if P.ndim != 2 or P.shape[1] != 3 or not np.all(np.isfinite(P)):
+        if P.ndim != 2 or P.shape[1] != 3:
             raise MeshError(f"{owner}: points must be an (n, 3) array of finite coordinates, got shape {P.shape}")
+        bad = np.flatnonzero(~np.all(np.isfinite(P), axis=1))
+        if bad.size:
+            raise MeshError(f"{owner}: {bad.size} points have non-finite coordinates: "
+                            + _listing(f"point {k} {P[k].tolist()}" for k in bad[:_MAX_LISTED]))
         if T.ndim != 2 or T.shape[1] != 3 or T.shape[0] == 0 or not np.issubdtype(T.dtype, np.integer):
             raise MeshError(f"{owner}: triangles must be a non-empty (m, 3) array of integer vertex ids, "
                             f"got shape {T.shape} ({T.dtype})")
@@ -136,10 +140,12 @@ class TriangleMesh:
     # -- queries -------------------------------------------------------------------------------------
     @property
     def n_points(self) -> int:
+        """Number of mesh points."""
         return len(self.points)
 
     @property
     def n_triangles(self) -> int:
+        """Number of triangles."""
         return len(self.triangles)
 
     def normals(self, points=None) -> np.ndarray:

@@ -81,6 +81,8 @@ class FEModel:
                  element_options: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         if beam not in BEAM_THEORIES:
             raise ModelError(f"beam theory must be one of {BEAM_THEORIES}, got {beam!r}")
+        if not (hasattr(mesh, "points") and hasattr(mesh, "cells")):
+            raise ModelError(f"FEModel: mesh must be an FEMesh (flexmb.fem.read_mesh or FEMesh(...)), got {mesh!r}")
         self.mesh = mesh
         self.points = np.asarray(mesh.points, dtype=float)
         self.n_nodes = self.points.shape[0]

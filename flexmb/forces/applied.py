@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import checks
 from .. import rotations as rot
 from ..bodies.base import GROUND, Body
-from ..errors import ModelError, NonFiniteError
+from ..errors import ModelError
 from ..joints.base import point3
 from .base import ForceElement
 
@@ -15,22 +16,14 @@ __all__ = ["Force", "Torque", "AppliedLoadGroup"]
 def _load_vector(value, owner: str):
     if callable(value):
         return value
-    v = np.asarray(value, dtype=float).reshape(-1)
-    if v.shape != (3,) or not np.all(np.isfinite(v)):
-        raise ModelError(f"{owner}: vector must be 3 finite numbers or a callable f(t), got {value!r}")
-    return v
+    return checks.vector(value, "vector (3 numbers or a callable f(t))", owner)
 
 
 def load_value(vector, t: float, owner: str) -> np.ndarray:
-    """A constant 3-vector, or ``vector(t)`` checked for shape and finiteness."""
+    """A constant 3-vector, or ``vector(t)`` checked for shape and finiteness (:func:`flexmb.checks.user_value`)."""
     if not callable(vector):
         return vector
-    v = np.asarray(vector(t), dtype=float).reshape(-1)
-    if v.shape != (3,):
-        raise ModelError(f"{owner}: f(t) must return 3 numbers, got shape {v.shape}")
-    if not np.all(np.isfinite(v)):
-        raise NonFiniteError(f"{owner}: f({t:.6g}) returned {v.tolist()}")
-    return v
+    return checks.user_value(vector, (t,), (3,), owner, "f(t)", t)
 
 
 class _Load(ForceElement):
@@ -44,9 +37,11 @@ class _Load(ForceElement):
 
     @property
     def bodies(self):
+        """The one body the load acts on."""
         return (self.body,)
 
     def value(self, t: float) -> np.ndarray:
+        """The load vector (3,) at time ``t`` (s): N or N m, checked finite."""
         return load_value(self.vector, t, self.owner)
 
 
@@ -95,6 +90,7 @@ class AppliedLoadGroup:
         self._vectors = np.array([ld.vector if not callable(ld.vector) else np.zeros(3) for ld in loads]).reshape(self.n, 3)
 
     def vectors(self, t: float) -> np.ndarray:
+        """Load vectors (n, 3) at time ``t`` (s): N for forces, N m for torques; constants precomputed."""
         out = self._vectors.copy()
         for k in np.flatnonzero(~self.const):
             out[k] = self.loads[k].value(t)
@@ -135,10 +131,13 @@ class AppliedLoadGroup:
         return Q, dQ
 
     def residual(self, q, v, t, coef=None):
+        """Residual contribution ``-Q`` of the loads (generalized forces on the 7 frame coordinates of each
+        body; Nikravesh 1988, §6.5) and, with ``coef``, ``-beta' dQ/dq`` for body-fixed loads."""
         Q, dQ = self.generalized(q, t)
         blocks = None if coef is None else -coef[2] * dQ
         return self.idx, -Q, blocks
 
     def power(self, q, v, t) -> float:
+        """Power (W) of all applied loads, ``Q . v`` (docs/theory.md §6)."""
         Q, _ = self.generalized(q, t)
         return float(np.sum(Q * v[self.idx]))

@@ -9,21 +9,28 @@ from __future__ import annotations
 
 import itertools
 
+from .. import checks
+
 _counter = itertools.count()
 
 
 class ForceElement:
+    """Base class of force elements (loads, springs, motors, crash elements, contacts): a name and the
+    bodies it acts on; its group evaluates all instances of one kind together (DESIGN §6)."""
+
     kind = "force"
 
     def __init__(self, name: str | None = None):
-        self.name = name if name is not None else f"{self.kind}{next(_counter)}"
+        self.name = checks.name(name, self.kind) if name is not None else f"{self.kind}{next(_counter)}"
 
     @property
     def owner(self) -> str:
+        """``'<kind> <name>'``, the element as named in error messages."""
         return f"{self.kind} {self.name!r}"
 
     @property
     def bodies(self) -> tuple:
+        """The bodies this element acts on (membership checks of ``System``)."""
         raise NotImplementedError
 
     def __repr__(self) -> str:

@@ -47,11 +47,12 @@ def _curve(curve, owner: str, xname: str, yname: str, min_slope: float | None = 
     try:
         x, y = (np.asarray(c, dtype=float).reshape(-1) for c in curve)
     except (TypeError, ValueError):
-        raise ModelError(f"{owner}: curve must be a pair (x, y) of number arrays ({xname}, {yname})") from None
+        raise ModelError(f"{owner}: curve must be a pair (x, y) of number arrays ({xname}, {yname}), "
+                         f"got {curve!r}") from None
     if x.size != y.size or x.size < 2:
         raise ModelError(f"{owner}: curve needs x and y of equal length >= 2, got {x.size} and {y.size} values")
     if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
-        raise ModelError(f"{owner}: curve values must be finite")
+        raise ModelError(f"{owner}: curve values must be finite, got x = {x.tolist()}, y = {y.tolist()}")
     if x[0] != 0.0:
         raise ModelError(f"{owner}: curve must start at {xname} = 0, got {x[0]}")
     dx = np.diff(x)
@@ -170,14 +171,15 @@ class CrushElement(_PairForce):
 
     kind = "crush element"
 
-    def __init__(self, body_a: Body, body_b: Body, point_a, point_b, curve, unloading_stiffness: float,
+    def __init__(self, body_a: Body, body_b: Body, *, point_a, point_b, curve, unloading_stiffness: float,
                  name: str | None = None):
         super().__init__(body_a, body_b, name)
         self.point_a = point3(point_a, "point_a", self.owner)
         self.point_b = point3(point_b, "point_b", self.owner)
         self.free_length = float(np.linalg.norm(self.point_b - self.point_a))
         if self.free_length < 1e-12:
-            raise ModelError(f"{self.owner}: point_a and point_b coincide; the crush direction is undefined")
+            raise ModelError(f"{self.owner}: point_a and point_b coincide at {self.point_a.tolist()}; the crush "
+                             "direction is undefined")
         self.unloading_stiffness = _number(unloading_stiffness, "unloading_stiffness (N/m)", self.owner, positive=True)
         self.curve = _curve(curve, self.owner, "crush (m)", "force (N)", max_slope=self.unloading_stiffness,
                             start_at_zero_y=True)
@@ -227,6 +229,41 @@ class _CrashGroup:
         self._prev = (m2, load2)
         return -float(np.sum(work))
 
+    # -- history protocol (docs/guide.md §5) ---------------------------------------------------------
+    _STATE: tuple = ()     # names of the per-element history arrays of the subclass, all (n,)
+
+    def start(self, qe, ve) -> None:
+        """Clean history at the start of a run: no plastic deformation, nothing absorbed."""
+        for name in self._STATE:
+            setattr(self, name, np.zeros(self.n))
+        self.absorbed = np.zeros(self.n)
+        self._prev = None
+        self.measure.start(qe, ve)
+
+    def history(self) -> np.ndarray:
+        """``[state arrays of the subclass, absorbed, has_prev, prev measure, prev load, unwrapping
+        reference]``: one flat vector, fixed size per group."""
+        has_prev = self._prev is not None
+        prev = self._prev if has_prev else (np.zeros(self.n), np.zeros(self.n))
+        return np.concatenate([getattr(self, name) for name in self._STATE]
+                              + [self.absorbed, [float(has_prev)], prev[0], prev[1], self.measure.history()])
+
+    def set_history(self, x: np.ndarray) -> None:
+        """Restore a vector from :meth:`history`."""
+        n, k = self.n, len(self._STATE)
+        x = np.asarray(x, dtype=float).reshape(-1)
+        size = (k + 3) * n + 1
+        if x.size < size:
+            raise ModelError(f"{self.elements[0].kind} group: a history vector of {x.size} values for at least "
+                             f"{size} expected")
+        for i, name in enumerate(self._STATE):
+            setattr(self, name, x[i * n:(i + 1) * n].copy())
+        self.absorbed = x[k * n:(k + 1) * n].copy()
+        has_prev = x[(k + 1) * n] != 0.0
+        rest = x[(k + 1) * n + 1:]
+        self._prev = (rest[:n].copy(), rest[n:2 * n].copy()) if has_prev else None
+        self.measure.set_history(rest[2 * n:])
+
     def work_power(self, qe, ve) -> float:
         """Power of the element forces on the bodies (W): ``-(dV_elastic/dt) + power``; the energy
         balance books it as non-conservative power (docs/theory-crash.md §4)."""
@@ -253,6 +290,7 @@ class PlasticHingeGroup(_CrashGroup):
     """All plastic hinges with the same modal counts, one vectorized call."""
 
     measure_kind = "angle"
+    _STATE = ("theta_p", "alpha")
 
     def __init__(self, hinges, nq: int):
         super().__init__(hinges, nq)
@@ -344,6 +382,7 @@ class CrushGroup(_CrashGroup):
     """All crush elements with the same modal counts, one vectorized call."""
 
     measure_kind = "length"
+    _STATE = ("max_crush",)
 
     def __init__(self, elements, nq: int):
         super().__init__(elements, nq)

@@ -16,12 +16,10 @@ power ``V i`` and the losses ``-r_a i^2 - D omega^2`` as non-conservative power.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..checks import scalar
-from ..errors import ModelError, NonFiniteError
+from ..errors import ModelError
 from ..timefunctions import as_time_function
 from .base import ForceElement
 from .springs import ScalarSpringGroup, SpringPrimitive
@@ -63,11 +61,12 @@ class DCMotor(ForceElement):
         self.D = _positive(D, "D (N m s/rad)", self.owner, allow_zero=True)
         self.voltage = as_time_function(voltage, self.owner)
         self.constant_voltage = None if callable(voltage) or hasattr(voltage, "value") else float(voltage)
-        self.current0 = float(current)
+        self.current0 = scalar(current, "initial current (A)", self.owner)
         self.offset = -1
 
     @property
     def bodies(self):
+        """The two bodies of the driven joint."""
         return (self.joint.body_a, self.joint.body_b)
 
     def angle_primitive(self) -> SpringPrimitive:
@@ -76,10 +75,8 @@ class DCMotor(ForceElement):
         return SpringPrimitive("angle", p.body_i, p.body_j, p.vectors, 0.0, 0.0, 0.0, self.owner, p.shapes)
 
     def supply(self, t: float) -> float:
-        V = float(self.voltage.value(t))
-        if not math.isfinite(V):
-            raise NonFiniteError(f"{self.owner}: the supply voltage V({t:.6g}) = {V}")
-        return V
+        """The supply voltage V(t) (V), checked by the TimeFunction bound to this motor: one finite number."""
+        return self.voltage.value(t)
 
 
 class DCMotorGroup:
@@ -102,6 +99,7 @@ class DCMotorGroup:
         self.varying = np.array([k for k, m in enumerate(motors) if m.constant_voltage is None], dtype=np.int64)
 
     def supply(self, t: float) -> np.ndarray:
+        """Supply voltages (V) of all motors at time ``t`` (s); constants precomputed."""
         V = self.V_const.copy()
         for k in self.varying:               # one call per user voltage function (constants precomputed)
             V[k] = self.motors[k].supply(t)
@@ -149,6 +147,7 @@ class DCMotorGroup:
         return float(np.sum(self.supply(t) * i - self.r_a * i * i - self.D * w * w))
 
     def currents(self, v) -> np.ndarray:
+        """Armature currents (A), the motors' own coordinates in ``v``."""
         return v[self.state]
 
     def torques(self, qe, ve) -> np.ndarray:

@@ -39,10 +39,13 @@ def _node_ids(body, nodes, owner: str) -> np.ndarray:
         ids = np.asarray(model.mesh.node_sets[nodes], dtype=np.int64).ravel()
     else:
         ids = np.atleast_1d(np.asarray(nodes)).ravel()
-    for k in ids:
-        body.node(k)      # range and type check with the body's message
     if ids.size == 0:
-        raise ModelError(f"{owner}: no nodes given")
+        raise ModelError(f"{owner}: no nodes given, got {nodes!r}")
+    for k in ids.tolist():
+        try:
+            body.node(k)      # range and type check with the body's message
+        except ModelError as exc:
+            raise ModelError(f"{owner}: {exc}") from None
     return ids.astype(np.int64)
 
 
@@ -66,6 +69,7 @@ class NodalForceGroup:
         self._varying = [k for k, ld in enumerate(loads) if callable(ld.vector)]
 
     def forces(self, t: float) -> np.ndarray:
+        """Nodal force vectors (n_nodes, 3) in N at time ``t`` (s), one row per loaded node."""
         F = self._const.copy()
         for k in self._varying:              # one call per user force function (constants precomputed)
             F[k] = self.loads[k].value(t)
@@ -105,11 +109,14 @@ class NodalForceGroup:
         return Q, dQ
 
     def residual(self, q, v, t, coef=None):
+        """Residual contribution ``-Q`` (generalized nodal forces on frame and modal coordinates,
+        docs/theory-flexible.md §5) and, with ``coef``, their ``-beta' dQ/dq`` blocks."""
         Q, dQ = self.generalized(q, t, coef is not None and coef[2] != 0.0)
         blocks = None if coef is None else (np.zeros((self.n, 7 + self.m, 7 + self.m)) if dQ is None
                                             else -coef[2] * dQ)
         return self.idx, -Q, blocks
 
     def power(self, q, v, t) -> float:
+        """Power (W) of the nodal forces, ``Q . v`` (docs/theory.md §6)."""
         Q, _ = self.generalized(q, t, False)
         return float(np.sum(Q * v[self.idx]))

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import kinematics as kin
 from ..bodies.base import Body, attach, check_body_pair
+from .. import checks
 from ..checks import scalar
 from ..errors import ModelError, NonFiniteError
 from ..joints.base import perpendicular_pair, point3, unit
@@ -32,8 +33,17 @@ def _coeff(value, what: str, owner: str) -> float:
     return scalar(value, what, owner, sign="non-negative")
 
 
+def _six(values, what: str, owner: str) -> np.ndarray:
+    """6 non-negative coefficients of a bushing (3 translational, 3 rotational)."""
+    v = checks.vector(values, f"{what}: 3 translational and 3 rotational values", owner, size=6)
+    return np.array([_coeff(x, f"{what.split()[0]}[{i}]", owner) for i, x in enumerate(v)])
+
+
 @dataclass
 class SpringPrimitive:
+    """One scalar spring-damper instance: measure kind, bodies, body-fixed vectors, stiffness ``k``, damping
+    ``c``, free value ``x0`` and the attachment shapes on flexible sides."""
+
     measure: str          # "length" | "angle" | "axial" | "twist"
     body_i: Body
     body_j: Body
@@ -62,6 +72,7 @@ class _PairForce(ForceElement):
 
     @property
     def bodies(self):
+        """The two bodies ``(body_a, body_b)``."""
         return (self.body_a, self.body_b)
 
 
@@ -74,7 +85,7 @@ class SpringDamper(_PairForce):
 
     kind = "spring-damper"
 
-    def __init__(self, body_a: Body, body_b: Body, point_a, point_b, k: float, c: float = 0.0,
+    def __init__(self, body_a: Body, body_b: Body, *, point_a, point_b, k: float, c: float = 0.0,
                  free_length: float | None = None, name: str | None = None):
         super().__init__(body_a, body_b, name)
         self.point_a = point3(point_a, "point_a", self.owner)
@@ -82,11 +93,12 @@ class SpringDamper(_PairForce):
         self.k, self.c = _coeff(k, "stiffness k", self.owner), _coeff(c, "damping c", self.owner)
         L = float(np.linalg.norm(self.point_b - self.point_a))
         if L < 1e-12:
-            raise ModelError(f"{self.owner}: point_a and point_b coincide; the spring direction is undefined "
-                             "(use a Bushing for a zero-length spring)")
+            raise ModelError(f"{self.owner}: point_a and point_b coincide at {self.point_a.tolist()}; the spring "
+                             "direction is undefined (use a Bushing for a zero-length spring)")
         self.free_length = L if free_length is None else _coeff(free_length, "free_length", self.owner)
 
     def primitives(self):
+        """One ``length`` primitive: distance (m) between ``point_a`` on a and ``point_b`` on b."""
         return [self._attached("length", {"u_i": ("point", self.point_a), "u_j": ("point", self.point_b)},
                                self.k, self.c, self.free_length, self.owner)]
 
@@ -106,9 +118,10 @@ class RotationalSpringDamper(_PairForce):
         super().__init__(body_a, body_b, name)
         self.axis = unit(axis, "axis", self.owner)
         self.k, self.c = _coeff(k, "stiffness k", self.owner), _coeff(c, "damping c", self.owner)
-        self.free_angle = float(free_angle)
+        self.free_angle = scalar(free_angle, "free_angle (rad)", self.owner)
 
     def primitives(self):
+        """One ``angle`` primitive: relative rotation (rad) about the axis, unwrapped (docs/theory.md §4)."""
         f, g = perpendicular_pair(self.axis)
         return [self._attached("angle", {"f_i": ("vector", f), "g_i": ("vector", g), "f_j": ("vector", f)},
                                self.k, self.c, self.free_angle, self.owner)]
@@ -130,18 +143,16 @@ class Bushing(_PairForce):
                  name: str | None = None):
         super().__init__(body_a, body_b, name)
         self.point = point3(point, "point", self.owner)
-        k = np.asarray(stiffness, dtype=float).reshape(-1)
-        c = np.asarray(damping, dtype=float).reshape(-1)
-        if k.shape != (6,) or c.shape != (6,):
-            raise ModelError(f"{self.owner}: stiffness and damping need 6 values each (3 translational, 3 rotational)")
-        self.k = np.array([_coeff(x, f"stiffness[{i}]", self.owner) for i, x in enumerate(k)])
-        self.c = np.array([_coeff(x, f"damping[{i}]", self.owner) for i, x in enumerate(c)])
-        R = np.eye(3) if axes is None else np.asarray(axes, dtype=float)
-        if R.shape != (3, 3) or not np.allclose(R @ R.T, np.eye(3), atol=1e-8):
-            raise ModelError(f"{self.owner}: axes must be 3 orthonormal rows")
+        self.k = _six(stiffness, "stiffness (N/m, N m/rad)", self.owner)
+        self.c = _six(damping, "damping (N s/m, N m s/rad)", self.owner)
+        R = np.eye(3) if axes is None else checks.vector(axes, "axes", self.owner, size=9).reshape(3, 3)
+        if not np.allclose(R @ R.T, np.eye(3), atol=1e-8):
+            raise ModelError(f"{self.owner}: axes must be 3 orthonormal rows, got {R.tolist()}")
         self.axes = R
 
     def primitives(self):
+        """Six spring primitives: three ``axial`` translations and three ``twist`` rotations about the bushing
+        axes (N/m and N m/rad stiffnesses)."""
         P = self.point
         out = []
         for k in range(3):
@@ -178,6 +189,8 @@ class ScalarSpringGroup:
         self.angle_ref = np.zeros(self.n)   # last accepted angle, for unwrapping
 
     def measure_expr(self, qe, ve) -> kin.Scalar:
+        """The scalar measures ``x(q)`` of all instances (length m, angle rad, axial m or twist rad) with exact
+        Jacobians and Hessians (flexmb/kinematics.py)."""
         s = PairState(qe[self.gather], ve[self.gather], *self.n_modes)
         v, S = self.vec, self.shape
         if self.measure == "length":
@@ -199,6 +212,8 @@ class ScalarSpringGroup:
         return kin.linear_combination([(0.5, kin.dot(gi, fj, s.xd)), (-0.5, kin.dot(fi, gj, s.xd))])
 
     def residual(self, qe, ve, t, coef=None):
+        """Residual contribution ``tau grad x`` with ``tau = k (x - x0) + c x_dot`` (N or N m) and, with ``coef``,
+        the exact blocks ``k grad x grad x^T + tau H`` and ``c grad x grad x^T`` (docs/theory.md §4)."""
         x = self.measure_expr(qe, ve)
         xd = x.rate(ve[self.gather])
         tau = self.k * (x.val - self.x0) + self.c * xd
@@ -218,10 +233,12 @@ class ScalarSpringGroup:
         return self.scatter, r, blocks
 
     def potential(self, qe, ve) -> float:
+        """Elastic energy ``sum k (x - x0)^2 / 2`` (J)."""
         x = self.measure_expr(qe, ve)
         return float(0.5 * np.sum(self.k * (x.val - self.x0) ** 2))
 
     def power(self, qe, ve) -> float:
+        """Damper power ``-sum c x_dot^2`` (W, <= 0)."""
         x = self.measure_expr(qe, ve)
         xd = x.rate(ve[self.gather])
         return float(-np.sum(self.c * xd * xd))
@@ -234,3 +251,26 @@ class ScalarSpringGroup:
             self.angle_ref = x.val.copy()
         xd = x.rate(ve[self.gather])
         return float(-np.sum(self.c * xd * xd))
+
+    # -- history protocol (docs/guide.md §5): the unwrapping reference of angle measures -------------
+    def start(self, qe, ve) -> None:
+        """Clean history at the start of a run: angles unwrap about 0, the initial configuration
+        from which they are measured (``qe``, ``ve`` are not needed)."""
+        self.angle_ref = np.zeros(self.n)
+
+    def history(self) -> np.ndarray:
+        """The unwrapping reference (rad, one per angle primitive; empty for other measures)."""
+        return self.angle_ref.copy() if self.measure == "angle" else np.zeros(0)
+
+    def set_history(self, x: np.ndarray) -> None:
+        """Restore a vector from :meth:`history`."""
+        if self.measure == "angle":
+            self.angle_ref = _history_part(x, self.n, f"{self.measure} springs").copy()
+
+
+def _history_part(x, n: int, owner: str) -> np.ndarray:
+    """``x`` as a float vector of length ``n``, or a ModelError naming ``owner`` and both lengths."""
+    x = np.asarray(x, dtype=float).reshape(-1)
+    if x.size != n:
+        raise ModelError(f"{owner}: a history vector of {x.size} values for {n} expected")
+    return x

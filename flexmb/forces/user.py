@@ -5,7 +5,8 @@ import numpy as np
 
 from .. import rotations as rot
 from ..bodies.base import GROUND, Body
-from ..errors import ModelError, NonFiniteError
+from ..checks import user_array, user_call, user_value
+from ..errors import ModelError
 from .base import ForceElement
 
 __all__ = ["UserForce", "wrench_to_generalized"]
@@ -42,30 +43,34 @@ class UserForce(ForceElement):
         bodies = [bodies] if isinstance(bodies, Body) else list(bodies)
         if not bodies or any(not isinstance(b, Body) or b is GROUND for b in bodies):
             raise ModelError(f"{self.owner}: needs one or more bodies of the system, got {bodies!r}")
-        if not callable(func) or (jacobian is not None and not callable(jacobian)):
-            raise ModelError(f"{self.owner}: func (and jacobian, if given) must be callable")
+        for what, f in (("func", func), ("jacobian", jacobian)):
+            if not callable(f) and (f is not None or what == "func"):
+                raise ModelError(f"{self.owner}: {what} must be callable (t, q, v), got {f!r}")
         self._bodies = bodies
         self.func, self.jacobian = func, jacobian
 
     @property
     def bodies(self):
+        """The bodies whose coordinates the user function receives."""
         return tuple(self._bodies)
 
     def indices(self) -> np.ndarray:
+        """Indices of those bodies' coordinates in the system vector, in the order given."""
         return np.concatenate([b.offset + np.arange(b.ncoord) for b in self._bodies])
 
     def generalized(self, t, qb, vb) -> np.ndarray:
-        Q = np.asarray(self.func(t, qb, vb), dtype=float).reshape(-1)
-        if Q.shape != qb.shape:
-            raise ModelError(f"{self.owner}: func returned {Q.shape[0]} values, expected {qb.shape[0]}")
-        if not np.all(np.isfinite(Q)):
-            raise NonFiniteError(f"{self.owner}: func returned non-finite values at t = {t:.6g} s: {Q.tolist()}")
-        return Q
+        """``func(t, q, v)``, checked: as many finite values as coordinates (flexmb.checks.user_value)."""
+        return user_value(self.func, (t, qb, vb), qb.shape, self.owner, "func(t, q, v)", t)
 
     def derivatives(self, t, qb, vb):
+        """``(dQ/dq, dQ/dv)`` from ``jacobian(t, q, v)``, each checked (n, n) and finite; else central differences."""
         if self.jacobian is not None:
-            dq, dv = self.jacobian(t, qb, vb)
-            return np.asarray(dq, dtype=float), np.asarray(dv, dtype=float)
+            what, n = "jacobian(t, q, v)", qb.size
+            pair = user_call(self.jacobian, (t, qb, vb), self.owner, what, t)
+            if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+                raise ModelError(f"{self.owner}: {what} must return a pair (dQ/dq, dQ/dv) of ({n}, {n}) arrays, "
+                                 f"got {type(pair).__name__} at t = {t:.6g} s")
+            return tuple(user_array(d, (n, n), self.owner, f"{what}[{k}]", t) for k, d in enumerate(pair))
         n = qb.size
         dq, dv = np.empty((n, n)), np.empty((n, n))
         for k in range(n):
@@ -89,6 +94,8 @@ class UserForceGroup:
         self.idx = [f.indices() for f in forces]
 
     def contributions(self, q, v, t, coef=None):
+        """Per user force: coordinate indices, generalized force ``-Q`` and, with ``coef``, its Newton block from
+        the user Jacobian (or checked finite differences)."""
         for f, idx in zip(self.forces, self.idx):
             qb, vb = q[idx].copy(), v[idx].copy()
             Q = f.generalized(t, qb, vb)
@@ -99,4 +106,5 @@ class UserForceGroup:
             yield idx, -Q, blk
 
     def power(self, q, v, t) -> float:
+        """Power (W) of all user forces, ``Q . v``."""
         return float(sum(np.dot(f.generalized(t, q[i].copy(), v[i].copy()), v[i]) for f, i in zip(self.forces, self.idx)))

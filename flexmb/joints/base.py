@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import checks
 from ..bodies.base import Body, attach, check_body_pair
 from ..errors import ModelError
 from ..timefunctions import TimeFunction
@@ -42,9 +43,8 @@ class Primitive:
 
 
 def unit(vector, what: str, owner: str) -> np.ndarray:
-    v = np.asarray(vector, dtype=float).reshape(-1)
-    if v.shape != (3,) or not np.all(np.isfinite(v)):
-        raise ModelError(f"{owner}: {what} must be 3 finite numbers, got {vector!r}")
+    """A direction: 3 finite numbers, not all zero, scaled to unit length."""
+    v = checks.vector(vector, what, owner)
     n = np.linalg.norm(v)
     if n < 1e-12:
         raise ModelError(f"{owner}: {what} {v.tolist()} has zero length")
@@ -52,10 +52,8 @@ def unit(vector, what: str, owner: str) -> np.ndarray:
 
 
 def point3(value, what: str, owner: str) -> np.ndarray:
-    v = np.asarray(value, dtype=float).reshape(-1)
-    if v.shape != (3,) or not np.all(np.isfinite(v)):
-        raise ModelError(f"{owner}: {what} must be 3 finite numbers, got {value!r}")
-    return v
+    """A point or vector: 3 finite numbers (m for points)."""
+    return checks.vector(value, what, owner)
 
 
 def perpendicular_pair(h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -80,7 +78,7 @@ class Joint:
     kind = "joint"
 
     def __init__(self, body_a: Body, body_b: Body, name: str | None = None):
-        self.name = name if name is not None else f"{self.kind}{next(_counter)}"
+        self.name = checks.name(name, f"{self.kind} joint") if name is not None else f"{self.kind}{next(_counter)}"
         check_body_pair(f"{self.kind} joint {self.name!r}", body_a, body_b)
         self.site_a, self.site_b = body_a, body_b
         self.body_a, self.body_b = body_a.body, body_b.body
@@ -88,13 +86,16 @@ class Joint:
 
     @property
     def owner(self) -> str:
+        """``'<kind> joint <name>'``, the joint as named in error messages."""
         return f"{self.kind} joint {self.name!r}"
 
     @property
     def bodies(self) -> tuple[Body, Body]:
+        """The two bodies ``(body_a, body_b)`` (the bodies of the sites)."""
         return self.body_a, self.body_b
 
     def primitives(self) -> list[Primitive]:  # pragma: no cover - interface
+        """The constraint primitives of the joint (Haug 1989, §9.2)."""
         raise NotImplementedError
 
     def __repr__(self) -> str:

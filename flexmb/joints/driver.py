@@ -44,7 +44,7 @@ class Driver(Joint):
             if coordinate not in _COORDS:
                 raise ModelError(f"driver {label!r}: coordinate must be one of {sorted(_COORDS)}, got {coordinate!r}")
             if value is None:
-                raise ModelError(f"driver {label!r}: a coordinate driver needs value=f(t)")
+                raise ModelError(f"driver {label!r}: a coordinate driver needs value=f(t), got value={value!r}")
             super().__init__(GROUND, target, name)
             self.coordinate = _COORDS[coordinate]
             self.function = as_time_function(value, f"driver {self.name!r}")
@@ -64,6 +64,8 @@ class Driver(Joint):
         self.function = as_time_function(angle if self.mode == "angle" else displacement, f"driver {self.name!r}")
 
     def primitives(self):
+        """One rheonomic primitive ``Phi(q) - f(t)``: an ``angle`` (rad), a ``dot2`` displacement (m) or a
+        ``coordinate`` row (Haug 1989, §9.4)."""
         a, b = self.body_a, self.body_b
         if self.mode == "coordinate":
             return [Primitive("coordinate", a, b, {}, f"{self.owner} coordinate", self.function,

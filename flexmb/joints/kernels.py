@@ -68,6 +68,9 @@ def extend(q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 @dataclass
 class RowEval:
+    """Values of one primitive group at a state: ``phi`` (m or rad), ``jac``, ``gamma``, ``phi_t`` and the
+    Hessian callable ``hess(lam)``."""
+
     phi: np.ndarray      # (rows,)
     jac: np.ndarray      # (rows, 14)
     gamma: np.ndarray    # (rows,)
@@ -103,6 +106,8 @@ class PrimitiveGroup:
         return f, np.array([d.rate(t) for d in self.drivers]), np.array([d.acceleration(t) for d in self.drivers])
 
     def evaluate(self, qe: np.ndarray, ve: np.ndarray, t: float) -> RowEval:
+        """Residual, Jacobian, ``gamma`` and ``Phi_t`` of all rows of this group at one state, with the
+        multiplier-weighted Hessian as a callable (docs/theory.md §2-3)."""
         s = PairState(qe[self.gather], ve[self.gather], *self.n_modes)
         phi_t = np.zeros(self.n * self.r)
         fdd = np.zeros(self.n)

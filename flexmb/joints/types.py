@@ -34,6 +34,7 @@ class Revolute(_AxisJoint):
     kind = "revolute"
 
     def primitives(self):
+        """Five rows: coincident points and ``h_a . f_b = h_a . g_b = 0`` (Haug 1989, §9.3)."""
         h, f, g = self.axis, self.f, self.g
         return [self._point_rows(self.point), self._dot1(h, f, "axis (h.f)"), self._dot1(h, g, "axis (h.g)")]
 
@@ -44,6 +45,7 @@ class Cylindrical(_AxisJoint):
     kind = "cylindrical"
 
     def primitives(self):
+        """Four rows: ``h_a . f_b = h_a . g_b = 0`` and the offsets along f and g (Haug 1989, §9.3)."""
         h, f, g, P = self.axis, self.f, self.g, self.point
         return [self._dot1(h, f, "axis (h.f)"), self._dot1(h, g, "axis (h.g)"),
                 self._dot2(f, P, "offset along f"), self._dot2(g, P, "offset along g")]
@@ -55,6 +57,7 @@ class Prismatic(_AxisJoint):
     kind = "prismatic"
 
     def primitives(self):
+        """Five rows: the cylindrical rows plus the rotation lock ``f_a . g_b = 0`` (Haug 1989, §9.3)."""
         h, f, g, P = self.axis, self.f, self.g, self.point
         return [self._dot1(h, f, "axis (h.f)"), self._dot1(h, g, "axis (h.g)"),
                 self._dot2(f, P, "offset along f"), self._dot2(g, P, "offset along g"),
@@ -71,6 +74,7 @@ class Spherical(Joint):
         self.point = point3(point, "point", self.owner)
 
     def primitives(self):
+        """Three rows: coincident points ``d = 0`` (m; Haug 1989, §9.2)."""
         return [self._point_rows(self.point)]
 
 
@@ -86,6 +90,7 @@ class Fixed(Joint):
         self.point = point3(point, "point", self.owner)
 
     def primitives(self):
+        """Six rows: coincident points and three orthogonality rows of the body axes (Haug 1989, §9.3)."""
         ex, ey, ez = np.eye(3)
         return [self._point_rows(self.point), self._dot1(ex, ey, "orientation (x.y)"),
                 self._dot1(ex, ez, "orientation (x.z)"), self._dot1(ey, ez, "orientation (y.z)")]
@@ -96,7 +101,7 @@ class Universal(Joint):
 
     kind = "universal"
 
-    def __init__(self, body_a: Body, body_b: Body, point, axis_a, axis_b, name=None):
+    def __init__(self, body_a: Body, body_b: Body, *, point, axis_a, axis_b, name=None):
         super().__init__(body_a, body_b, name)
         self.point = point3(point, "point", self.owner)
         self.axis_a = unit(axis_a, "axis_a", self.owner)
@@ -107,6 +112,7 @@ class Universal(Joint):
                              f"(their cosine is {c:.3g})")
 
     def primitives(self):
+        """Four rows: coincident points and ``axis_a . axis_b = 0`` (Haug 1989, §9.3)."""
         return [self._point_rows(self.point), self._dot1(self.axis_a, self.axis_b, "cross (a.b)")]
 
 
@@ -122,6 +128,7 @@ class Planar(Joint):
         self.f, self.g = perpendicular_pair(self.normal)
 
     def primitives(self):
+        """Three rows: the normal stays normal (two ``dot1``) and the point stays in the plane (Haug 1989, §9.3)."""
         n, f, g = self.normal, self.f, self.g
         return [self._dot1(n, f, "normal (n.f)"), self._dot1(n, g, "normal (n.g)"),
                 self._dot2(n, self.point, "in plane (n.d)")]
@@ -132,7 +139,7 @@ class Distance(Joint):
 
     kind = "distance"
 
-    def __init__(self, body_a: Body, body_b: Body, point_a, point_b, name=None):
+    def __init__(self, body_a: Body, body_b: Body, *, point_a, point_b, name=None):
         super().__init__(body_a, body_b, name)
         self.point_a = point3(point_a, "point_a", self.owner)
         self.point_b = point3(point_b, "point_b", self.owner)
@@ -143,5 +150,6 @@ class Distance(Joint):
         self.point = self.point_b
 
     def primitives(self):
+        """One row ``(d . d - L^2) / 2 = 0`` (m^2; Haug 1989, §9.2)."""
         return [self._attached("distance", {"u_i": ("point", self.point_a), "u_j": ("point", self.point_b)},
                                "distance", scalar=self.length)]

@@ -25,7 +25,8 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from flexmb.errors import ModelError
-from flexmb.reduction.eigen import SHIFT_RTOL, ShiftInvert, check_no_zero_modes, eigenvalue_scale, fixed_dofs
+from flexmb.reduction.eigen import (SHIFT_RTOL, ShiftInvert, check_fe_model, check_no_zero_modes, eigenvalue_scale,
+                                   fixed_dofs)
 from flexmb.reduction.interfaces import Condensation, resolve_interfaces
 from flexmb.reduction.modeset import ModeSet, modeset_from_basis, unit_modal_mass
 
@@ -51,6 +52,7 @@ def craig_bampton(model: Any, interfaces: Mapping[str, Any] | None, n_modes: int
         An orthonormal :class:`ModeSet` with ``n_modes + 6 (interfaces kept)`` modes (six fewer
         when the rigid-body modes are projected out).
     """
+    check_fe_model(model, "craig_bampton")
     held = fixed_dofs(model, fixed)
     points = resolve_interfaces(model, interfaces, connection)
     names = [p.name for p in points]

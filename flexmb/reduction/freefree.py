@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from flexmb.reduction.eigen import eigenvalue_scale, free_modes, mode_count
+from flexmb.reduction.eigen import check_fe_model, eigenvalue_scale, free_modes, mode_count
 from flexmb.reduction.interfaces import Condensation, resolve_interfaces
 from flexmb.reduction.modeset import ModeSet, modeset_from_basis
 
@@ -38,6 +38,7 @@ def free_free_modes(model: Any, n_modes: int, static_correction: Mapping[str, An
         sigma: shift, rad^2/s^2 (default ``-1e-10 lambda_max``).
         stress: compute the nodal stress of every mode.
     """
+    check_fe_model(model, "free_free_modes")
     points = resolve_interfaces(model, static_correction, connection)
     cond = Condensation(model, points, np.zeros(0, dtype=np.int64))
     K_w, M_w = cond.matrices()

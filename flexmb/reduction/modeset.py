@@ -10,6 +10,8 @@ cases (docs/theory-stiffening.md). It saves to and loads from one ``.npz`` file.
 from __future__ import annotations
 
 import json
+import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,11 @@ FORMAT = "flexmb.ModeSet/1"
 
 DEPENDENT_RTOL = 1e-10
 """Basis directions whose mass eigenvalue (columns mass-normalized) is below this are dropped."""
+
+MATRIX_RTOL = 1e-8
+"""Reduced M and K must be symmetric and neither may have a negative eigenvalue, both to this tolerance
+relative to their largest entry. Round-off of ``V^T A V`` for m modes is about ``m eps |A|`` (2e-13 for
+m = 1000): the margin is over four decades, and any real asymmetry or negative mass/stiffness is far above it."""
 
 
 def reduced_eigenbasis(M_B: np.ndarray, K_B: np.ndarray, normalize: bool = True
@@ -96,6 +103,30 @@ def _held_dofs(model: Any, cond: Condensation) -> np.ndarray:
     return np.flatnonzero(~moving)
 
 
+def _check_reduced(A: np.ndarray, what: str, kind: str) -> None:
+    """Refuse a reduced matrix that is not finite, not symmetric or has a negative eigenvalue (indefinite),
+    naming the matrix and the offending entry or eigenvalue (tolerance :data:`MATRIX_RTOL`)."""
+    owner = f"mode set ({kind}): reduced {what}"
+    sym = what.split()[-1]
+    bad = np.argwhere(~np.isfinite(A))
+    if bad.size:
+        i, j = bad[0]
+        raise ModelError(f"{owner} has non-finite entries, e.g. {sym}[{i}, {j}] = {A[i, j]}")
+    if not A.size:
+        return
+    scale = np.abs(A).max()
+    asym = np.abs(A - A.T)
+    i, j = np.unravel_index(np.argmax(asym), A.shape)
+    if asym[i, j] > MATRIX_RTOL * scale:
+        raise ModelError(f"{owner} is not symmetric: {sym}[{i}, {j}] = {A[i, j]:.6g} but {sym}[{j}, {i}] = "
+                         f"{A[j, i]:.6g}")
+    off = A - np.diag(np.diag(A))
+    lowest = float(np.diag(A).min() if not off.any() else np.linalg.eigvalsh(A)[0])
+    if lowest < -MATRIX_RTOL * scale:
+        raise ModelError(f"{owner} is indefinite: its lowest eigenvalue is {lowest:.6g} (largest entry "
+                         f"{scale:.6g}); reduced mass and stiffness matrices have no negative eigenvalues")
+
+
 class ModeSet:
     """Mode shapes and reduced matrices of a flexible body.
 
@@ -147,6 +178,8 @@ class ModeSet:
                              f"{self.dofs_per_node} dofs each")
         if self.M.shape != (m, m) or self.K.shape != (m, m):
             raise ModelError(f"reduced M {self.M.shape} and K {self.K.shape} must be ({m}, {m})")
+        for what, A in (("mass M", self.M), ("stiffness K", self.K)):
+            _check_reduced(A, what, self.kind)
         bad = [k for k, i in self.interfaces.items() if i.psi.shape != (6, m)]
         if bad:
             raise ModelError(f"interfaces {bad}: psi must have shape (6, {m})")
@@ -292,27 +325,33 @@ class ModeSet:
     def load(cls, path: str | Path) -> "ModeSet":
         """Read a set written by :meth:`save` (no FE model attached)."""
         try:
-            data = np.load(path, allow_pickle=False)
-        except (OSError, ValueError) as exc:
-            raise ModelError(f"cannot read mode set {str(path)!r}: {exc}") from exc
-        with data:
-            files = set(data.files)
-            header = json.loads(str(data["header"])) if "header" in files else {}
-            if header.get("format") != FORMAT:
-                raise ModelError(f"{str(path)!r} is not a flexmb mode set (format {header.get('format')!r})")
-            interfaces = {}
-            for k, spec in enumerate(header["interfaces"]):
-                interfaces[spec["name"]] = Interface(spec["name"], data[f"interface{k}_position"],
-                                                     data[f"interface{k}_nodes"], data[f"interface{k}_psi"],
-                                                     spec["connection"], data[f"interface{k}_weights"])
-            inv = {f[len("invariants_"):]: data[f] for f in files if f.startswith("invariants_")}
-            stiff = None
-            if "stiffening" in header:
-                stiff = StiffeningMatrices(data["stiffening_inertial"],
-                                           {name: data[f"stiffening_interface{k}"]
-                                            for k, name in enumerate(header["stiffening"])})
-            return cls(data["phi"], data["nodes"], header["dofs_per_node"], data["M"], data["K"], interfaces,
-                       data["stress_modes"] if "stress_modes" in files else None, kind=header["kind"],
-                       reference=header["reference"], info=header["info"],
-                       invariants=Invariants.from_arrays(inv) if inv else None, stiffening=stiff,
-                       fixed_dofs=data["fixed_dofs"] if "fixed_dofs" in files else None)
+            with np.load(path, allow_pickle=False) as data:
+                return cls._from_arrays(data)
+        except ModelError as exc:
+            raise ModelError(f"mode set file {str(path)!r}: {exc}") from None
+        except (OSError, ValueError, TypeError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
+            raise ModelError(f"cannot read mode set {str(path)!r}: {type(exc).__name__}: {exc}") from exc
+
+    @classmethod
+    def _from_arrays(cls, data: Any) -> "ModeSet":
+        """The set held by an open ``.npz`` archive (see :meth:`save`)."""
+        files = set(data.files)
+        header = json.loads(str(data["header"])) if "header" in files else {}
+        if header.get("format") != FORMAT:
+            raise ModelError(f"not a flexmb mode set (format {header.get('format')!r}, expected {FORMAT!r})")
+        interfaces = {}
+        for k, spec in enumerate(header["interfaces"]):
+            interfaces[spec["name"]] = Interface(spec["name"], data[f"interface{k}_position"],
+                                                 data[f"interface{k}_nodes"], data[f"interface{k}_psi"],
+                                                 spec["connection"], data[f"interface{k}_weights"])
+        inv = {f[len("invariants_"):]: data[f] for f in files if f.startswith("invariants_")}
+        stiff = None
+        if "stiffening" in header:
+            stiff = StiffeningMatrices(data["stiffening_inertial"],
+                                       {name: data[f"stiffening_interface{k}"]
+                                        for k, name in enumerate(header["stiffening"])})
+        return cls(data["phi"], data["nodes"], header["dofs_per_node"], data["M"], data["K"], interfaces,
+                   data["stress_modes"] if "stress_modes" in files else None, kind=header["kind"],
+                   reference=header["reference"], info=header["info"],
+                   invariants=Invariants.from_arrays(inv) if inv else None, stiffening=stiff,
+                   fixed_dofs=data["fixed_dofs"] if "fixed_dofs" in files else None)

@@ -24,6 +24,7 @@ from typing import Sequence
 import numpy as np
 import scipy.linalg as sla
 
+from .. import checks
 from ..errors import ConvergenceError, ModelError
 
 __all__ = ["CampbellDiagram", "campbell"]
@@ -78,19 +79,22 @@ def campbell(body, axis: Sequence[float], speeds: Sequence[float], n_frequencies
     """Campbell diagram of a flexible body spinning about ``axis`` (body-fixed, through the frame origin).
 
     ``body``: a FlexibleBody or NonlinearBeam (its own stiffening switch and damping apply).
-    ``speeds``: spin speeds, rad/s. Returns the lowest ``n_frequencies`` (default all).
+    ``speeds``: spin speeds, rad/s (finite, at least one). Returns the lowest ``n_frequencies`` (default all:
+    one per mode, the body's ``m`` modes give ``m`` frequencies; more are refused).
     """
     from ..bodies.flexible import FlexibleBody
     from ..bodies.flexible_kernel import FlexibleBodyGroup
     if not isinstance(body, FlexibleBody):
         raise ModelError(f"campbell needs a flexible body, got {body!r}")
-    n = np.asarray(axis, dtype=float).reshape(-1)
-    if n.shape != (3,) or not np.all(np.isfinite(n)) or np.linalg.norm(n) < 1e-12:
-        raise ModelError(f"campbell: axis must be 3 finite numbers, not all zero; got {axis!r}")
+    owner = f"campbell diagram of {body.kind} {body.name!r}"
+    n = checks.vector(axis, "axis", owner)
+    if np.linalg.norm(n) < 1e-12:
+        raise ModelError(f"{owner}: axis must not be zero, got {axis!r}")
     n = n / np.linalg.norm(n)
-    speeds = np.asarray(speeds, dtype=float).reshape(-1)
+    speeds = _speeds(speeds, owner)
     m = body.n_modes
-    k = m if n_frequencies is None else int(n_frequencies)
+    k = m if n_frequencies is None else checks.count(n_frequencies, f"n_frequencies (the body has {m} modes)",
+                                                      owner, high=m)
     saved = body.offset
     body.offset = 0
     try:
@@ -108,6 +112,17 @@ def campbell(body, axis: Sequence[float], speeds: Sequence[float], n_frequencies
         freqs[i], unstable[i] = _frequencies(lam, k)
         steady[i] = eta
     return CampbellDiagram(speeds, freqs, unstable, steady)
+
+
+def _speeds(speeds, owner: str) -> np.ndarray:
+    """Spin speeds (rad/s): at least one, all finite."""
+    try:
+        w = np.asarray(speeds, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise ModelError(f"{owner}: speeds must be numbers (rad/s), got {speeds!r}") from None
+    if w.size == 0 or not np.all(np.isfinite(w)):
+        raise ModelError(f"{owner}: speeds must be one or more finite numbers (rad/s), got {w.tolist()}")
+    return w
 
 
 def _state(m: int, omega: np.ndarray, eta: np.ndarray, etad=None, etadd=None):

@@ -81,10 +81,14 @@ class StepStats:
 
 
 class NewtonFailure(Exception):
-    def __init__(self, residual: float, worst: str, reason: str, reused: bool = False):
+    """A step's Newton iteration failed; ``state`` = (q, v, vd, lam, t, coef) where it stopped,
+    for naming the element responsible (flexmb.solvers.diagnostics)."""
+
+    def __init__(self, residual: float, worst: str, reason: str, reused: bool = False, state=None):
         super().__init__(reason)
         self.residual, self.worst, self.reason = residual, worst, reason
         self.reused = reused   # the failed attempt ran on a matrix kept from an earlier step
+        self.state = state
 
 
 class AlphaStepper:
@@ -105,8 +109,13 @@ class AlphaStepper:
     def forget_matrix(self) -> None:
         self._lu = None
 
-    def step(self, s: StepState, h: float) -> StepState:
-        """One step of size h from s; raises NewtonFailure."""
+    def step(self, s: StepState, h: float, q_tol: np.ndarray | None = None) -> StepState:
+        """One step of size h from s; raises NewtonFailure.
+
+        Newton stops when the RMS of the increment, weighted by ``newton_tol (1 + |q|)``, is below 1;
+        ``q_tol`` (absolute, per coordinate) tightens that weight where it is smaller: adaptive steps
+        need the Newton error well below the local error they estimate (a third difference of
+        positions, which carries the Newton error of every position it uses)."""
         P, asm = self.p, self.asm
         am, af, beta, gamma = P.alpha_m, P.alpha_f, P.beta, P.gamma
         t1 = s.t + h
@@ -124,20 +133,24 @@ class AlphaStepper:
         fresh = lu is None
         prev = math.inf
         wq = 1.0 / (self.tol * (1.0 + np.abs(qp)))
+        if q_tol is not None:
+            # never below what double precision can resolve in q
+            wq = np.maximum(wq, 1.0 / np.maximum(q_tol, 100.0 * np.finfo(float).eps * (1.0 + np.abs(qp))))
         for it in range(1, self.max_iter + 1):
             dq_tot = q - qp
             v, vd = vp + gp * dq_tot, vdp + bp * dq_tot
             need_matrix = lu is None
             r, c, S = asm.residual(q, v, vd, lam, t1, coef=coef if need_matrix else None)
             rhs = -np.concatenate([scale * r, c.phi])
+            here = (q, v, vd, lam, t1, coef[:3])
             if not np.all(np.isfinite(rhs)):
-                raise NewtonFailure(math.inf, self._worst(c.phi), "non-finite residual", not fresh)
+                raise NewtonFailure(math.inf, self._worst(c.phi), "non-finite residual", not fresh, here)
             if need_matrix:
                 try:
                     lu = factorize(S)
                 except SingularMatrixError as exc:
                     raise NewtonFailure(float(np.linalg.norm(rhs)), self._worst(c.phi),
-                                        f"singular iteration matrix ({exc})") from None
+                                        f"singular iteration matrix ({exc})", state=here) from None
                 self.stats.factorizations += 1
                 fresh = True
                 self._lu, self._lu_h = lu, h
@@ -148,7 +161,7 @@ class AlphaStepper:
             lam = lam + dx[asm.nq:] / scale
             err = float(np.sqrt(np.mean((dq * wq) ** 2)))
             if not math.isfinite(err):
-                raise NewtonFailure(math.inf, self._worst(c.phi), "non-finite Newton increment", not fresh)
+                raise NewtonFailure(math.inf, self._worst(c.phi), "non-finite Newton increment", not fresh, here)
             theta = err / prev if it > 1 else 1.0
             # increment test. With a matrix kept from an earlier step the iteration
             # converges linearly and the remaining error is about theta/(1 - theta)
@@ -163,25 +176,91 @@ class AlphaStepper:
             if it > 1 and theta > 0.5:
                 lu = None   # slow contraction: refresh the iteration matrix
             prev = err
-        r, c, _ = asm.residual(q, vp + gp * (q - qp), vdp + bp * (q - qp), lam, t1)
+        v, vd = vp + gp * (q - qp), vdp + bp * (q - qp)
+        r, c, _ = asm.residual(q, v, vd, lam, t1)
         raise NewtonFailure(float(np.linalg.norm(np.concatenate([scale * r, c.phi]))), self._worst(c.phi),
-                            f"no convergence in {self.max_iter} Newton iterations", not fresh)
+                            f"no convergence in {self.max_iter} Newton iterations", not fresh,
+                            (q, v, vd, lam, t1, coef[:3]))
 
     def _worst(self, phi: np.ndarray) -> str:
+        """The most violated constraint, or "" when every constraint holds to the Newton tolerance
+        (then the constraints are not what failed, and the element diagnostics name the culprit)."""
         if phi.size == 0:
-            return "(no constraints)"
+            return ""
         k = int(np.argmax(np.abs(phi)))
+        if not abs(phi[k]) > self.tol:
+            return ""
         return f"{self.asm.labels[k]} (|Phi| = {abs(phi[k]):.3e})"
 
-    def error_norm(self, s0: StepState, s1: StepState, h: float, rtol: float, atol: float) -> float:
-        """Local error estimate h^2 |beta - 1/6| |vd_{n+1} - vd_n| (Zienkiewicz & Xie 1991), RMS-weighted."""
-        e = h * h * abs(self.p.beta - 1.0 / 6.0) * (s1.vd - s0.vd)
-        w = atol + rtol * np.maximum(np.abs(s0.q), np.abs(s1.q))
-        return float(np.sqrt(np.mean((e / w) ** 2)))
+    def error_norm(self, s0: StepState, s1: StepState, recent, h: float, rtol: float, atol: float,
+                   scale: np.ndarray, span: float) -> float:
+        """Local error of the step s0 -> s1 against its share of the run's tolerance (<= 1 accepts it).
+
+        The local position error of the Newmark-type update is ``(beta - 1/6) h^3 d3q/dt3``
+        (Zienkiewicz & Xie 1991). The third derivative is taken as 6 times the third divided
+        difference of the positions at the last three accepted times ``recent`` (pairs ``(t, q)``)
+        and the new one: positions carry none of the spurious oscillation that the index-3 scheme
+        leaves in velocities and accelerations after a change of step size, which would otherwise
+        feed the step control (Arnold & Bruls 2007, §4). With fewer than three past points the
+        acceleration difference ``h^2 |vd_{n+1} - vd_n|`` stands in for ``h^3 d3q/dt3``.
+        The error is held per unit step, ``|e_i| <= (atol + rtol scale_i) h / span`` for every
+        coordinate (max norm), with ``span`` the length of the run (s) and ``scale`` from
+        :class:`ErrorScale`: local errors that add up over the run then stay below
+        ``atol + rtol scale``, and the global error of this second-order method falls in proportion
+        to rtol (docs/guide.md §3, "What rtol means").
+        """
+        c = abs(self.p.beta - 1.0 / 6.0)
+        if len(recent) >= 3:
+            t = [p[0] for p in recent] + [s1.t]
+            d = [p[1] for p in recent] + [s1.q]
+            for order in range(1, 4):          # Newton's divided differences
+                d = [(d[k + 1] - d[k]) / (t[k + order] - t[k]) for k in range(len(d) - 1)]
+            e = c * h ** 3 * 6.0 * np.abs(d[0])
+        else:
+            e = c * h * h * np.abs(s1.vd - s0.vd)
+        w = (atol + rtol * scale) * (h / span)
+        return float(np.max(e / w, initial=0.0))
 
 
-def failure_error(exc: NewtonFailure, t: float, h: float) -> ConvergenceError:
+class ErrorScale:
+    """Scale of each coordinate in the adaptive error test (``AlphaStepper.error_norm``).
+
+    Euler parameters: 1 (an error of e in p is a rotation of about 2e rad). Frame translations: the
+    largest |translation| of any body so far, one length scale for the whole model, so a body that
+    starts at the origin is not held to ``atol``. Modal amplitudes and element states (motor
+    charges): the largest |q_i| so far.
+    """
+
+    def __init__(self, asm, q0: np.ndarray):
+        self.euler = np.zeros(asm.nq, dtype=bool)
+        self.translation = np.zeros(asm.nq, dtype=bool)
+        for b in asm.system.bodies:
+            self.translation[b.offset:b.offset + 3] = True
+            self.euler[b.offset + 3:b.offset + 7] = True
+        self.other = ~(self.euler | self.translation)
+        self.scale = np.where(self.euler, 1.0, 0.0)
+        self.update(q0)
+
+    def update(self, q: np.ndarray) -> np.ndarray:
+        """Include the state ``q``; returns the scale array (nq,)."""
+        length = float(np.max(np.abs(q[self.translation]), initial=0.0))
+        self.scale[self.translation] = np.maximum(self.scale[self.translation], length)
+        self.scale[self.other] = np.maximum(self.scale[self.other], np.abs(q[self.other]))
+        return self.scale
+
+
+def failure_error(exc: NewtonFailure, t: float, h: float, asm=None) -> ConvergenceError:
+    """The ConvergenceError for a step that failed at every step size down to ``h_min``: names the
+    most violated constraint, or, when the constraints hold, the element that dominates."""
+    culprit = ""
+    if asm is not None and exc.state is not None:
+        from .diagnostics import culprit_text
+        culprit = culprit_text(asm, *exc.state)
+    worst = exc.worst or culprit or "(no constraint violated)"
+    detail = f"worst constraint: {exc.worst}" if exc.worst else "the constraints hold"
+    if culprit:
+        detail += f"; {culprit}"
     return ConvergenceError(
         f"Newton iteration failed at t = {t:.6g} s with step size h = {h:.3g} s after step-size retries: "
-        f"{exc.reason}; residual norm {exc.residual:.3e}; worst constraint: {exc.worst}",
-        time=t, step=h, residual=exc.residual, worst=exc.worst)
+        f"{exc.reason}; residual norm {exc.residual:.3e}; {detail}",
+        time=t, step=h, residual=exc.residual, worst=worst)

@@ -16,15 +16,12 @@ import warnings
 import numpy as np
 import scipy.linalg as sla
 
-from ..errors import InconsistentInitialConditions, RedundantConstraintError, SingularConfigurationError
+from ..errors import (InconsistentInitialConditions, RedundantConstraintError,  # noqa: F401 (old import path)
+                      RedundantConstraintWarning, SingularConfigurationError)
 from .linalg import SingularMatrixError, factorize
 
 RANK_TOL = 1e-8
 """Relative pivot size below which a (row-normalized) constraint row counts as dependent."""
-
-
-class RedundantConstraintWarning(UserWarning):
-    """Redundant constraint rows were found and switched off."""
 
 
 def _dependent_rows(J: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray:

@@ -4,18 +4,24 @@ from __future__ import annotations
 
 import math
 import time as _time
+from collections import deque
 
 import numpy as np
 
-from ..errors import ConvergenceError, InstabilityError, ModelError, SingularConfigurationError
-from ..results import Result
-from .generalized_alpha import AlphaParameters, AlphaStepper, NewtonFailure, StepState, failure_error
+from ..errors import ConvergenceError, FlexmbError, ModelError, SingularConfigurationError
+from ..results import Result, stack_rows
+from .generalized_alpha import (AlphaParameters, AlphaStepper, ErrorScale, NewtonFailure, StepState,
+                                failure_error)
 from .initial import consistent_start, project_velocities
+from .linalg import single_blas_thread_for_small_systems
+from .options import METHODS, check_options
+from .watch import EnergyWatch, StallWatch, energy_sample_every, stall_floor
 
-__all__ = ["simulate"]
+__all__ = ["simulate", "METHODS"]
 
-METHODS = ("generalized-alpha", "hht", "newmark", "rk45", "dop853")
 
+NEWTON_SHARE = 0.01
+"""Adaptive steps: the Newton error in q is held below this share of the step's error allowance."""
 
 MAX_CONTACT_CUTS = 6
 """Retries of one step to land on a contact onset (each interpolates the moment of touch again)."""
@@ -30,26 +36,32 @@ def _params(method: str, rho_inf: float, beta: float | None, gamma: float | None
 
 
 class _History:
-    """In-memory history plus the optional chunk writer."""
+    """In-memory history plus the optional chunk writer; each row carries the element history
+    (``asm.history()``) after the step was accepted."""
 
-    def __init__(self, writer=None):
+    def __init__(self, asm, writer=None):
         self.rows = {k: [] for k in Result.ARRAYS}
+        self.asm = asm
         self.writer = writer
 
     def add(self, s: StepState, w_nc: float, w_drv: float) -> None:
-        row = dict(t=s.t, q=s.q, v=s.v, vd=s.vd, lam=s.lam, work_nc=w_nc, work_drivers=w_drv)
+        row = dict(t=s.t, q=s.q, v=s.v, vd=s.vd, lam=s.lam, work_nc=w_nc, work_drivers=w_drv,
+                   history=self.asm.history())
         for k in Result.ARRAYS:
             self.rows[k].append(np.copy(row[k]))
         if self.writer is not None:
             self.writer.append(**row)
 
     def result(self, system, stats, message, redundant, prefix=None) -> Result:
-        arrays = {k: np.array(v) for k, v in self.rows.items()}
+        arrays = {k: (stack_rows(v, self.asm.history().size) if k == "history" else np.array(v))
+                  for k, v in self.rows.items()}
         if prefix is not None:
-            arrays = {k: np.concatenate([prefix[k], arrays[k]]) if arrays[k].size else prefix[k] for k in arrays}
+            arrays = {k: stack_rows([*prefix[k], *arrays[k]]) if k == "history" else
+                      np.concatenate([prefix[k], arrays[k]]) if arrays[k].size else prefix[k] for k in arrays}
         return Result(**arrays, system=system, stats=stats, message=message, redundant=redundant)
 
 
+@single_blas_thread_for_small_systems
 def simulate(system, t_end: float, h: float | None = None, *, method: str = "generalized-alpha",
              rho_inf: float = 0.9, beta: float | None = None, gamma: float | None = None,
              t_start: float = 0.0, adaptive: bool = False, rtol: float = 1e-4, atol: float = 1e-7,
@@ -62,34 +74,38 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
 
     ``method``: "generalized-alpha" (index 3, Arnold & Bruls 2007; spectral
     radius ``rho_inf``), "hht", "newmark" (``beta``, ``gamma``), or the explicit
-    index-1 references "rk45"/"dop853" (scipy; constraints drift, for checks).
-    ``h`` is the step size (the initial one when ``adaptive``); adaptive steps
-    keep the local error estimate below ``rtol |q| + atol``. Newton failures are
-    retried with halved steps down to ``h_min`` before a ConvergenceError.
+    index-1 references "rk45"/"dop853" (scipy; constraints drift, for checks: their
+    steps are chosen by scipy's error control from ``rtol``, ``atol``, and ``h`` is only
+    the spacing of the saved times; ``stats["steps"]`` counts the real steps).
+    ``h`` is the step size (the initial one when ``adaptive``); adaptive steps hold the
+    local error per unit step so that the global error of each coordinate stays near
+    ``atol + rtol * scale`` and falls in proportion to ``rtol`` (docs/guide.md §3,
+    "What rtol means"). Newton failures are retried with halved steps down to ``h_min``
+    before a ConvergenceError; a run whose steps collapse stops with a StallError, and an
+    energy balance that drifts beyond a tenth of the energy scale is flagged
+    (EnergyBalanceWarning; flexmb/solvers/watch.py).
     ``redundant``: "remove" switches dependent constraint rows off (with a
     warning naming them), "error" refuses the model. ``output`` names a
-    directory that receives the history in chunks of ``chunk_steps`` steps
-    (``resume=True`` continues an interrupted run there). With contact pairs, a step
+    directory that receives the history in chunks of ``chunk_steps`` saved rows,
+    and at least every second of computation (flexmb.io.chunks.FLUSH_SECONDS; docs/guide.md §5
+    says what a crash keeps); ``resume=True`` continues an interrupted run there, with the
+    element history (crash elements, spring winding, contacts) saved with its state. With contact pairs, a step
     in which a pair that was apart penetrates by more than ``contact_tol`` (m) is
     cut back to the interpolated moment of touch (docs/theory-contact.md §4), and
     while any pair penetrates the step is at most ``h_contact`` (s), so that each
     contact is resolved by enough steps.
     """
-    if method not in METHODS:
-        raise ModelError(f"unknown method {method!r}; choose one of {METHODS}")
-    if redundant not in ("remove", "error"):
-        raise ModelError(f"redundant must be 'remove' or 'error', got {redundant!r}")
-    if not (math.isfinite(t_end) and t_end > t_start):
-        raise ModelError(f"t_end ({t_end}) must be finite and after t_start ({t_start})")
+    check_options(locals())          # every keyword, before anything runs (flexmb/solvers/options.py)
     asm = system.compile()
     if method in ("rk45", "dop853"):
         if asm.crash:
             raise ModelError("crash elements update their history at accepted steps; the explicit index-1 "
                              "references do not accept steps: use generalized-alpha, hht or newmark")
+        if output is not None or resume:
+            raise ModelError(f"simulate: output={output!r} / resume={resume!r}: the explicit index-1 reference "
+                             f"{method!r} writes no output directory; use generalized-alpha, hht or newmark")
         from .index1 import simulate_index1
         return simulate_index1(system, asm, t_start, t_end, h, method, rtol, atol, redundant)
-    if h is None or not (h > 0 and math.isfinite(h)):
-        raise ModelError(f"step size h must be a positive number, got {h!r}")
     h_min = h * 1e-6 if h_min is None else h_min
     h_max = (t_end - t_start) if h_max is None else h_max
     h_nominal = h
@@ -99,35 +115,55 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
 
     writer, prefix, state = None, None, None
     if output is not None:
-        from ..io.chunks import ChunkWriter, read_chunks, read_state
+        from ..io.chunks import ChunkWriter, read_chunks
         meta = {"system": system.name, "nq": asm.nq, "m": asm.m, "method": params.name, "h": h,
-                "t_end": t_end, "bodies": [b.name for b in system.bodies],
-                "joints": [j.name for j in system.joints]}
-        state = read_state(output) if resume else None
-        writer = ChunkWriter(output, meta, chunk_steps, resume=resume)
+                "t_start": t_start, "t_end": t_end, "adaptive": bool(adaptive), "save_every": save_every,
+                "bodies": [b.name for b in system.bodies], "joints": [j.name for j in system.joints],
+                "forces": [f.name for f in system.forces]}
+        writer = ChunkWriter(output, meta, chunk_steps, resume=resume)   # checks meta, trims chunks after the state
+        state = writer.state
         if state is not None:
             prefix = read_chunks(output)
+    elif resume:
+        raise ModelError("simulate: resume=True needs output= (the directory of the run to continue)")
     if state is not None:
         s = StepState(float(state["t"]), state["q"], state["v"], state["vd"], state["a"], state["lam"])
         w_nc, w_drv, h = float(state["work_nc"]), float(state["work_drivers"]), float(state["h"])
         from .initial import handle_redundancy
         handle_redundancy(asm, s.q, s.t, redundant)
-        history = _History(writer)
+        asm.set_history(state["history"])          # the elements' history at the saved state: no new accept
+        p_nc, p_drv = float(state["p_nc"]), float(state["p_drv"])
+        history = _History(asm, writer)
     else:
+        asm.start(*asm.initial_state())            # every run starts from the clean element history
         q, v, vd, lam = consistent_start(asm, t_start, redundant)
         s = StepState(t_start, q, v, vd, vd.copy(), lam)
         w_nc = w_drv = 0.0
-        history = _History(writer)
+        p_nc, p_drv = asm.step_end(s.q, s.v, s.lam, s.t, energy)
+        history = _History(asm, writer)
         history.add(s, w_nc, w_drv)
     redundant_rows = [asm.labels[k] for k in np.flatnonzero(~asm.active)]
-    p_nc, p_drv = asm.step_end(s.q, s.v, s.lam, s.t, energy)
 
     def snapshot():
-        return dict(t=s.t, q=s.q, v=s.v, vd=s.vd, a=s.a, lam=s.lam, work_nc=w_nc, work_drivers=w_drv, h=h)
+        return dict(t=s.t, q=s.q, v=s.v, vd=s.vd, a=s.a, lam=s.lam, work_nc=w_nc, work_drivers=w_drv, h=h,
+                    history=asm.history(), p_nc=p_nc, p_drv=p_drv, step_count=step_count)
 
     switched_off_tol = 1e3 * newton_tol * (1.0 + float(np.abs(s.q).max()))
+    stall = StallWatch(stall_floor(h_nominal, h_contact, h_min, adaptive))
+    energy_watch = EnergyWatch(asm, s.q, s.v, w_nc + w_drv) if energy else None
+    energy_every = energy_sample_every(t_end - s.t, h_nominal, save_every)
+    error_scale = ErrorScale(asm, s.q)
+    q_scale = error_scale.scale      # the scale of each coordinate in the adaptive error test
+    span = t_end - t_start
+    recent = deque([(s.t, s.q)], maxlen=3)    # the last accepted (t, q), for the adaptive error estimate
+
+    def explain() -> str:
+        from .diagnostics import culprit_text
+        P = stepper.p
+        coef = ((1.0 - P.alpha_m) / (1.0 - P.alpha_f), P.gamma * h_nominal, P.beta * h_nominal ** 2)
+        return culprit_text(asm, s.q, s.v, s.vd, s.lam, s.t, coef)
     stats = {"steps": 0, "rejected": 0, "method": params.name}
-    step_count = 0
+    step_count = int(state["step_count"]) if state is not None else 0     # keeps save_every aligned on resume
     cuts = 0
     aim_min = 0.05 * (h_contact if h_contact is not None else h_nominal)   # shortest step aimed at a touch
     try:
@@ -145,14 +181,16 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
                     # approached ever more slowly must not stall the run in vanishing steps
                     h_try = max(h_try * frac, min(h_try, aim_min))
             try:
-                s1 = stepper.step(s, h_try)
+                s1 = stepper.step(s, h_try, NEWTON_SHARE * (atol + rtol * q_scale) * (h_try / span)
+                                  if adaptive else None)
             except NewtonFailure as exc:
                 stats["rejected"] += 1
                 stepper.forget_matrix()
+                stall.attempt(0.0, s.t, h_try, explain)
                 if exc.reused:
                     continue    # retry the same step with a fresh iteration matrix first
                 if h_try / 2 < h_min:
-                    raise failure_error(exc, s.t + h_try, h_try) from None
+                    raise failure_error(exc, s.t + h_try, h_try, asm) from None
                 h = h_try / 2
                 continue
             if asm.contacts and cuts < MAX_CONTACT_CUTS and math.isfinite(contact_tol):
@@ -161,17 +199,21 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
                     cuts += 1
                     stats["rejected"] += 1
                     stepper.forget_matrix()
+                    stall.attempt(0.0, s.t, h_try, explain)
                     h = h_try * frac                 # land on the moment of touch
                     continue
             cuts = 0
             if adaptive:
-                err = stepper.error_norm(s, s1, h_try, rtol, atol)
+                q_scale = error_scale.update(s1.q)
+                err = stepper.error_norm(s, s1, recent, h_try, rtol, atol, q_scale, span)
+                # err ~ h^2 (error per unit step of an O(h^3) local error): exponent 1/2
                 if err > 1.0 and h_try / 2 >= h_min:
                     stats["rejected"] += 1
                     stepper.forget_matrix()
-                    h = h_try * max(0.2, 0.9 * err ** (-1.0 / 3.0))
+                    stall.attempt(0.0, s.t, h_try, explain)
+                    h = max(h_try * max(0.2, 0.9 * err ** -0.5), h_min)
                     continue
-                h = h_try * min(2.0, max(0.2, 0.9 * max(err, 1e-10) ** (-1.0 / 3.0)))
+                h = max(h_try * min(2.0, max(0.2, 0.9 * max(err, 1e-10) ** -0.5)), h_min)
             elif h_try < h_nominal:
                 h = min(2.0 * h_try, h_nominal)   # recover the requested step after a Newton retry
             if redundant_rows:
@@ -188,13 +230,18 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
                 w_nc += 0.5 * h_try * (p_nc + p_nc1)
                 w_drv += 0.5 * h_try * (p_drv + p_drv1)
                 p_nc, p_drv = p_nc1, p_drv1
+            stall.attempt(h_try, s1.t, h_try, explain)
+            recent.append((s1.t, s1.q))
             s = s1
             step_count += 1
             stats["steps"] += 1
-            if step_count % save_every == 0 or s.t >= t_end - 1e-12 * max(1.0, abs(t_end)):
+            last = s.t >= t_end - 1e-12 * max(1.0, abs(t_end))
+            if step_count % save_every == 0 or last:
                 history.add(s, w_nc, w_drv)
-                if writer is not None:
-                    writer.maybe_flush(snapshot)
+                if energy_watch is not None and (last or (step_count // save_every) % energy_every == 0):
+                    energy_watch.check(s.q, s.v, s.t, w_nc + w_drv, h_try, s.t - t_start)
+            if writer is not None:      # every chunk_steps saved rows, and at least every FLUSH_SECONDS
+                writer.maybe_flush(snapshot)
             if progress is not None:
                 progress(s.t, t_end)
     except ConvergenceError as exc:
@@ -204,7 +251,7 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
         exc.result = history.result(system, stats, str(exc), redundant_rows, prefix)
         raise
     except BaseException as exc:
-        if isinstance(exc, (SingularConfigurationError, InstabilityError)):
+        if isinstance(exc, FlexmbError):      # singular configuration, instability, a failing user function
             exc.result = history.result(system, stats, str(exc), redundant_rows, prefix)
         if writer is not None:   # KeyboardInterrupt or any other error: keep what was computed
             writer.flush(snapshot())
@@ -212,7 +259,11 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
     if writer is not None:
         writer.flush(snapshot())
     stats.update(_stats(stepper, wall0))
-    return history.result(system, stats, "completed", redundant_rows, prefix)
+    message = "completed"
+    if energy_watch is not None:
+        stats["energy_drift"] = energy_watch.worst
+        message = energy_watch.message
+    return history.result(system, stats, message, redundant_rows, prefix)
 
 
 def _stats(stepper, wall0) -> dict:

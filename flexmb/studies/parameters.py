@@ -42,6 +42,8 @@ def scalar(value, where: str):
     if isinstance(value, numbers.Integral):
         return int(value)
     if isinstance(value, numbers.Real):
+        if not math.isfinite(value):
+            raise ModelError(f"{where}: parameter values must be finite, got {value!r}")
         return float(value)
     raise ModelError(f"{where}: parameter values must be numbers, strings, booleans or None, got "
                      f"{type(value).__name__} {value!r}; pass a key (a name or an index) and look the "
@@ -92,7 +94,7 @@ class Grid(ParameterSet):
                 vals = [vals]
             vals = [scalar(v, f"Grid parameter {name!r}") for v in vals]
             if not vals:
-                raise ModelError(f"Grid parameter {name!r} has no values")
+                raise ModelError(f"Grid parameter {name!r} has no values, got {values[name]!r}")
             self.values[name] = vals
         self.names = tuple(self.values)
 
@@ -218,4 +220,4 @@ def as_parameter_set(parameters) -> ParameterSet:
     if isinstance(parameters, (list, tuple)):
         return Cases(parameters)
     raise ModelError(f"parameters must be a Grid, Samples, a dict (a grid) or a list of dicts, got "
-                     f"{type(parameters).__name__}")
+                     f"{type(parameters).__name__} {parameters!r}")

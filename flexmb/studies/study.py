@@ -178,7 +178,7 @@ class Study:
         self.parameters: ParameterSet = as_parameter_set(parameters)
         if not isinstance(metrics, dict):
             raise ModelError(f"Study: metrics must be a dict name -> callable(result, system, params), got "
-                             f"{type(metrics).__name__}")
+                             f"{type(metrics).__name__} {metrics!r}")
         self.metrics: list[tuple[tuple[str, ...], object]] = []
         for key, fn in metrics.items():
             names = key if isinstance(key, tuple) else (key,)

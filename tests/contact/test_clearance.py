@@ -43,8 +43,10 @@ def test_penetration_is_the_projected_eccentricity_minus_clearance():
     axis = R @ np.array([0.0, 0.0, 1.0])
     centre = np.array([0.3, 0.1, -0.2]) + R @ np.array([0.01, 0.02, 0.03])
     offset = R @ np.array([3e-4, 4e-4, 0.7])                # |e| = 5e-4 in the plane, 0.7 m along the axis
-    s.add(ClearanceJoint(hole, pin, centre, axis, 4e-4, RP, LankaraniNikravesh(K, 0.9), pin_center=centre + offset))
-    s.add(ClearanceJoint(hole, pin, centre, axis, 6e-4, RP, LankaraniNikravesh(K, 0.9), pin_center=centre + offset))
+    s.add(ClearanceJoint(hole, pin, point=centre, axis=axis, clearance=4e-4, radius_pin=RP, law=LankaraniNikravesh(K, 0.9),
+                         pin_center=centre + offset))
+    s.add(ClearanceJoint(hole, pin, point=centre, axis=axis, clearance=6e-4, radius_pin=RP, law=LankaraniNikravesh(K, 0.9),
+                         pin_center=centre + offset))
     asm = s.compile()
     q, v = asm.initial_state()
     pen = asm.contacts[0].penetration(*extend(q, v))
@@ -58,15 +60,15 @@ def test_clearance_bad_input():
     b = s.add(fm.RigidBody(1.0, (1, 1, 1)))
     law = LankaraniNikravesh(K, 0.9)
     with pytest.raises(ModelError, match="clearance must be positive"):
-        ClearanceJoint(a, b, (0, 0, 0), (0, 0, 1), 0.0, RP, law)
+        ClearanceJoint(a, b, point=(0, 0, 0), axis=(0, 0, 1), clearance=0.0, radius_pin=RP, law=law)
     with pytest.raises(ModelError, match="radius_pin must be positive"):
-        ClearanceJoint(a, b, (0, 0, 0), (0, 0, 1), C, -1.0, law)
+        ClearanceJoint(a, b, point=(0, 0, 0), axis=(0, 0, 1), clearance=C, radius_pin=-1.0, law=law)
     with pytest.raises(ModelError, match="axis .* zero length"):
-        ClearanceJoint(a, b, (0, 0, 0), (0, 0, 0), C, RP, law)
+        ClearanceJoint(a, b, point=(0, 0, 0), axis=(0, 0, 0), clearance=C, radius_pin=RP, law=law)
     with pytest.raises(ModelError, match="itself"):
-        ClearanceJoint(a, a, (0, 0, 0), (0, 0, 1), C, RP, law)
+        ClearanceJoint(a, a, point=(0, 0, 0), axis=(0, 0, 1), clearance=C, radius_pin=RP, law=law)
     with pytest.raises(ModelError, match="friction must be a friction law"):
-        ClearanceJoint(a, b, (0, 0, 0), (0, 0, 1), C, RP, law, friction="coulomb")
+        ClearanceJoint(a, b, point=(0, 0, 0), axis=(0, 0, 1), clearance=C, radius_pin=RP, law=law, friction="coulomb")
 
 
 def test_pin_falling_in_a_bearing_hits_with_the_hertz_penetration_and_conserves_energy():
@@ -79,7 +81,8 @@ def test_pin_falling_in_a_bearing_hits_with_the_hertz_penetration_and_conserves_
                    2.0 * impact.max_penetration, xtol=1e-20, rtol=1e-14)
     s = fm.System(gravity=(0, -G, 0))
     pin = s.add(fm.RigidBody(m, (1e-5, 1e-5, 0.5 * m * RP * RP), name="pin"))
-    s.add(ClearanceJoint(s.ground, pin, (0, 0, 0), (0, 0, 1), C, RP, LankaraniNikravesh(K, 1.0)))
+    s.add(ClearanceJoint(s.ground, pin, point=(0, 0, 0), axis=(0, 0, 1), clearance=C, radius_pin=RP,
+                         law=LankaraniNikravesh(K, 1.0)))
     t_fall = math.sqrt(2.0 * C / G)
     res = fm.simulate(s, 2.5 * t_fall, t_fall / 50, h_contact=impact.duration / 100)
     y = res.position(pin)[:, 1]
@@ -99,7 +102,8 @@ def _turning_journal(friction, mu, omega=20.0, m=1.0, t_end=0.1, h=2e-4):
     P0 = (-r0 * math.sin(a), -r0 * math.cos(a), 0.0)
     s = fm.System(gravity=(0, -G, 0))
     pin = s.add(fm.RigidBody(m, (1e-4, 1e-4, 0.5 * m * RP * RP), position=P0, name="pin"))
-    s.add(ClearanceJoint(s.ground, pin, (0, 0, 0), (0, 0, 1), C, RP, LankaraniNikravesh(K, 0.9), friction=friction,
+    s.add(ClearanceJoint(s.ground, pin, point=(0, 0, 0), axis=(0, 0, 1), clearance=C, radius_pin=RP,
+                         law=LankaraniNikravesh(K, 0.9), friction=friction,
                          pin_center=P0))
     for coord in ("z", "e1", "e2"):
         s.add(fm.Driver(pin, coordinate=coord, value=0.0))

@@ -51,7 +51,8 @@ def on_plane(friction, v0=0.0, theta=0.0, lock=True, h=1e-3, t_end=0.5):
     up = np.array([np.cos(theta), np.sin(theta), 0.0])
     c = (R - (MASS * G * np.cos(theta) / K) ** (2 / 3)) * n              # static penetration
     ball = s.add(fm.RigidBody(MASS, (0.4 * MASS * R * R,) * 3, position=c, velocity=v0 * up, name="ball"))
-    s.add(fm.SpherePlaneContact(s.ground, ball, (0, 0, 0), n, c, R, LankaraniNikravesh(K, 0.5), friction=friction))
+    s.add(fm.SpherePlaneContact(s.ground, ball, point=(0, 0, 0), normal=n, center=c, radius=R,
+                                law=LankaraniNikravesh(K, 0.5), friction=friction))
     if lock:
         for e in ("e1", "e2", "e3"):
             s.add(fm.Driver(ball, coordinate=e, value=0.0))
@@ -117,7 +118,8 @@ def test_friction_bad_input():
     s = fm.System()
     ball = s.add(fm.RigidBody(1.0, (1, 1, 1)))
     with pytest.raises(ModelError, match="friction must be a friction law"):
-        fm.SpherePlaneContact(s.ground, ball, (0, 0, 0), (0, 1, 0), (0, 0, 0), 0.1, LankaraniNikravesh(K, 1.0),
+        fm.SpherePlaneContact(s.ground, ball, point=(0, 0, 0), normal=(0, 1, 0), center=(0, 0, 0), radius=0.1,
+                              law=LankaraniNikravesh(K, 1.0),
                               friction=0.3)
 
 
@@ -209,7 +211,8 @@ def test_sliding_ball_on_a_large_sphere_rolls_like_on_a_plane():
     gap = (MASS * G / law.K) ** (2 / 3)
     c = np.array([0.0, R - gap, 0.0])
     ball = s.add(fm.RigidBody(MASS, (0.4 * MASS * R * R,) * 3, position=c, velocity=(1.0, 0, 0), name="ball"))
-    s.add(fm.SphereSphereContact(s.ground, ball, (0, -Rb, 0), c, Rb, R, law, friction=CoulombRamp(MU, 1e-3)))
+    s.add(fm.SphereSphereContact(s.ground, ball, center_a=(0, -Rb, 0), center_b=c, radius_a=Rb, radius_b=R, law=law,
+                                 friction=CoulombRamp(MU, 1e-3)))
     res = fm.simulate(s, 0.14, 5e-4)
     v_end, t_roll, slope, t_star = _transition(res, ball, lambda r: r.velocity(ball)[:, 0],
                                                lambda r: r.angular_velocity(ball)[:, 2], R)
@@ -256,13 +259,17 @@ def test_friction_blocks_on_flexible_sites_match_central_differences():
     def law(n=1.5):
         return C.LankaraniNikravesh(1e4, 0.8, n=n, min_approach_speed=10.0)
 
-    s.add(C.SpherePlaneContact(f.interface("tip"), a, tip, (0.1, 1.0, 0.2), (0.1, 0.2, 0.3), 0.8, law(),
+    s.add(C.SpherePlaneContact(f.interface("tip"), a, point=tip, normal=(0.1, 1.0, 0.2), center=(0.1, 0.2, 0.3),
+                               radius=0.8, law=law(),
                                friction=C.CoulombRamp(0.3, 5.0)))
-    s.add(C.SphereSphereContact(f.node(2), b, tip - 0.3, (1.0, -0.2, 0.4), 0.8, 0.8, law(),
+    s.add(C.SphereSphereContact(f.node(2), b, center_a=tip - 0.3, center_b=(1.0, -0.2, 0.4), radius_a=0.8, radius_b=0.8,
+                                law=law(),
                                 friction=C.BrownMcPhee(0.5, 0.3, 0.8)))
-    s.add(C.ClearanceJoint(a, f.node(3), tip + 0.1, (0.2, 0.3, 1.0), 0.01, 0.05, law(),
+    s.add(C.ClearanceJoint(a, f.node(3), point=tip + 0.1, axis=(0.2, 0.3, 1.0), clearance=0.01, radius_pin=0.05,
+                           law=law(),
                            friction=C.CoulombRamp(0.2, 2.0, shape="tanh")))
-    s.add(C.ClearanceJoint(f.interface("tip"), b, tip, (0.2, 0.3, 1.0), 0.01, 0.05, law(n=1.0),
+    s.add(C.ClearanceJoint(f.interface("tip"), b, point=tip, axis=(0.2, 0.3, 1.0), clearance=0.01, radius_pin=0.05,
+                           law=law(n=1.0),
                            friction=C.CoulombRamp(0.2, 2.0)))
     asm = s.compile()
     for _ in range(2):

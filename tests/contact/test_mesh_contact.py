@@ -133,9 +133,10 @@ def ball_system(mesh: bool, x=0.1, z=0.2, vel=(0.3, -1.0, 0.1), rotate=None):
     A = fm.rotations.A(floor.p0)
     n, P = A @ [0, 1, 0], A @ [0, 0.5, 0] + (0, -0.5, 0)
     if mesh:
-        s.add(SphereMeshContact(floor, TriangleMesh(SQUARE_P + np.array([0, 0.5, 0]), SQUARE_T), ball, c, R, LAW))
+        s.add(SphereMeshContact(floor, ball, mesh=TriangleMesh(SQUARE_P + np.array([0, 0.5, 0]), SQUARE_T), center=c,
+                                radius=R, law=LAW))
     else:
-        s.add(fm.SpherePlaneContact(floor, ball, P, n, c, R, LAW))
+        s.add(fm.SpherePlaneContact(floor, ball, point=P, normal=n, center=c, radius=R, law=LAW))
     return s, ball
 
 
@@ -200,7 +201,7 @@ def test_sphere_near_a_cube_touches_its_closest_feature_once():
     balls = []
     for k, c in enumerate(centers):
         b = s.add(fm.RigidBody(1.0, (1, 1, 1), position=c, name=f"b{k}"))
-        s.add(SphereMeshContact(box, cube, b, c, radius, HuntCrossley(1e5, 1.0)))
+        s.add(SphereMeshContact(box, b, mesh=cube, center=c, radius=radius, law=HuntCrossley(1e5, 1.0)))
         balls.append(b)
     asm = s.compile()
     q, v = asm.initial_state()
@@ -247,7 +248,7 @@ def test_cantilever_pushed_onto_a_plane_stops_at_the_plane():
     s.add(fm.NodalForce(body, "tip", (0.0, -P, 0.0)))
     law = LankaraniNikravesh(1e8, 0.5)
     y_plane = -0.5 * u_free
-    s.add(NodePlaneContact(s.ground, body, np.arange(7), (0, y_plane, 0), (0, 1, 0), law))
+    s.add(NodePlaneContact(s.ground, body, nodes=np.arange(7), point=(0, y_plane, 0), normal=(0, 1, 0), law=law))
     res = fm.simulate(s, 0.8, 2e-3, h_contact=5e-4)
     tip = res.node_position(body, 6)
     assert tip[:, 1].min() > y_plane - 1.5e-2 * u_free      # the impact penetrates 0.9 % of u_free, then it rests
@@ -266,7 +267,7 @@ def test_node_points_are_the_node_sites():
     _, modes = cantilever(3)
     s = fm.System()
     body = s.add(fm.FlexibleBody(modes, position=(0.1, 0.2, 0.3), stiffening=False))
-    c = NodePlaneContact(s.ground, body, [2, 5], (0, -1, 0), (0, 1, 0), LAW)
+    c = NodePlaneContact(s.ground, body, nodes=[2, 5], point=(0, -1, 0), normal=(0, 1, 0), law=LAW)
     for k, node in enumerate([2, 5]):
         site = body.node(node)
         X = body.initial_frame()[0] + body.initial_frame()[1] @ body.modes.nodes[node]
@@ -288,7 +289,7 @@ def test_node_set_against_a_rigid_mesh_block():
     y = -0.5 * u_free
     floor = TriangleMesh([[1.2, y, -1], [2.5, y, -1], [2.5, y, 1], [1.2, y, 1]], SQUARE_T)
     law = LankaraniNikravesh(1e8, 0.5)
-    s.add(NodeMeshContact(body, "tip", s.ground, floor, law))
+    s.add(NodeMeshContact(s.ground, body, nodes="tip", mesh=floor, law=law))
     res = fm.simulate(s, 0.8, 2e-3, h_contact=5e-4)
     pen = (0.5 * P / law.K) ** (1 / law.n)
     assert res.node_position(body, 6)[-1, 1] == pytest.approx(y - pen, abs=1e-3 * u_free)
@@ -308,9 +309,11 @@ def test_sphere_cloud_equals_pairwise_contacts():
             s.add(SphereCloudContact(bs, pos, R, law, planes=[(s.ground, (0, 0, 0), (0, 1, 0))], margin=R))
         else:
             for i in range(3):
-                s.add(fm.SpherePlaneContact(s.ground, bs[i], (0, 0, 0), (0, 1, 0), pos[i], R, law))
+                s.add(fm.SpherePlaneContact(s.ground, bs[i], point=(0, 0, 0), normal=(0, 1, 0), center=pos[i], radius=R,
+                                            law=law))
                 for j in range(i + 1, 3):
-                    s.add(fm.SphereSphereContact(bs[i], bs[j], pos[i], pos[j], R, R, law))
+                    s.add(fm.SphereSphereContact(bs[i], bs[j], center_a=pos[i], center_b=pos[j], radius_a=R, radius_b=R,
+                                                 law=law))
         return s, bs
 
     (s1, b1), (s2, b2) = build(False), build(True)
@@ -339,13 +342,13 @@ def test_bad_input_is_refused():
     a = s.add(fm.RigidBody(1.0, (1, 1, 1)))
     mesh = TriangleMesh(SQUARE_P, SQUARE_T)
     with pytest.raises(ModelError, match="radius must be positive"):
-        SphereMeshContact(s.ground, mesh, a, (0, 0, 0), 0.0, LAW)
+        SphereMeshContact(s.ground, a, mesh=mesh, center=(0, 0, 0), radius=0.0, law=LAW)
     with pytest.raises(ModelError, match="law must be a contact law"):
-        SphereMeshContact(s.ground, mesh, a, (0, 0, 0), 0.1, 1.0)
+        SphereMeshContact(s.ground, a, mesh=mesh, center=(0, 0, 0), radius=0.1, law=1.0)
     with pytest.raises(ModelError, match="and itself"):
-        SphereMeshContact(a, mesh, a, (0, 0, 0), 0.1, LAW)
+        SphereMeshContact(a, a, mesh=mesh, center=(0, 0, 0), radius=0.1, law=LAW)
     with pytest.raises(ModelError, match="must belong to a flexible body"):
-        NodePlaneContact(s.ground, a, [0], (0, 0, 0), (0, 1, 0), LAW)
+        NodePlaneContact(s.ground, a, nodes=[0], point=(0, 0, 0), normal=(0, 1, 0), law=LAW)
     with pytest.raises(ModelError, match="coupling must be"):
         SphereCloudContact([a], [(0, 0, 0)], 0.1, LAW, coupling="dense")
     with pytest.raises(ModelError, match="centers must be 1 finite points"):
@@ -353,7 +356,7 @@ def test_bad_input_is_refused():
     _, modes = cantilever(2)
     f = s.add(fm.FlexibleBody(modes, stiffening=False))
     with pytest.raises(ModelError, match="does not lie on the mesh nodes"):
-        SphereMeshContact(f, mesh, a, (0, 0, 0), 0.1, LAW)
+        SphereMeshContact(f, a, mesh=mesh, center=(0, 0, 0), radius=0.1, law=LAW)
 
 
 # -- Newton blocks against central differences -------------------------------------------------------------
@@ -401,7 +404,7 @@ def test_newton_blocks_sphere_on_flexible_plate():
     for k, (lx, ly, h) in enumerate([(0.45, 0.45, 0.1), (0.2, 0.65, 0.05), (0.95, 0.5, 0.08), (0.96, 0.97, 0.08)]):
         c = r + A @ (lx, ly, h)
         ball = s.add(fm.RigidBody(1.0, (1, 2, 3), position=c, name=f"ball{k}"))
-        s.add(SphereMeshContact(plate, surf, ball, c, 0.2, law))
+        s.add(SphereMeshContact(plate, ball, mesh=surf, center=c, radius=0.2, law=law))
     check_blocks(s, 4)
 
 
@@ -412,9 +415,10 @@ def test_newton_blocks_nodes_of_flexible_plate_on_rigid_mesh_and_plane():
                                   orientation=fm.rotations.from_axis_angle((1, 0, 0), -np.pi / 2),
                                   stiffening=False, name="plate"))
     block = s.add(fm.RigidBody(2.0, (1, 2, 3), position=(0.3, -0.5, 0.2), name="block"))
-    s.add(NodeMeshContact(plate, np.arange(16), block, TriangleMesh(CUBE_P - 0.5, CUBE_T, closed=True),
-                          HuntCrossley(1e4, 0.8), thickness=0.06, margin=1.0))
-    s.add(NodePlaneContact(s.ground, plate, np.arange(16), (0, 0.03, 0), (0.1, 1, 0), LankaraniNikravesh(1e4, 0.6),
+    s.add(NodeMeshContact(block, plate, nodes=np.arange(16), mesh=TriangleMesh(CUBE_P - 0.5, CUBE_T, closed=True),
+                          law=HuntCrossley(1e4, 0.8), thickness=0.06, margin=1.0))
+    s.add(NodePlaneContact(s.ground, plate, nodes=np.arange(16), point=(0, 0.03, 0), normal=(0.1, 1, 0),
+                           law=LankaraniNikravesh(1e4, 0.6),
                            thickness=0.02, margin=1.0))
     check_blocks(s, 5)
 

@@ -25,7 +25,8 @@ def drop(law, gap=1.3e-5, t_end=1.2e-4):
     s = fm.System()
     ball = s.add(fm.RigidBody(MASS, (0.4 * MASS * R * R,) * 3, position=(0, R + gap, 0), velocity=(0, -1.0, 0),
                               name="ball"))
-    s.add(fm.SpherePlaneContact(s.ground, ball, (0, 0, 0), (0, 1, 0), (0, R + gap, 0), R, law, name="floor"))
+    s.add(fm.SpherePlaneContact(s.ground, ball, point=(0, 0, 0), normal=(0, 1, 0), center=(0, R + gap, 0), radius=R,
+                                law=law, name="floor"))
     res = fm.simulate(s, t_end, 5e-6, h_contact=IMPACT.duration / 100)
     return res, ball
 
@@ -55,7 +56,8 @@ def test_two_equal_spheres_exchange_velocities():
     s = fm.System()
     a = s.add(fm.RigidBody(MASS, (0.4 * MASS * R * R,) * 3, position=(0, 0, 0), velocity=(1.0, 0, 0), name="a"))
     b = s.add(fm.RigidBody(MASS, (0.4 * MASS * R * R,) * 3, position=(2 * R + 1.3e-5, 0, 0), name="b"))
-    s.add(fm.SphereSphereContact(a, b, (0, 0, 0), (2 * R + 1.3e-5, 0, 0), R, R, law))
+    s.add(fm.SphereSphereContact(a, b, center_a=(0, 0, 0), center_b=(2 * R + 1.3e-5, 0, 0), radius_a=R, radius_b=R,
+                                 law=law))
     res = fm.simulate(s, 1.5e-4, 5e-6, h_contact=1e-6)
     va, vb = res.velocity(a)[:, 0], res.velocity(b)[:, 0]
     assert np.abs(va + vb - 1.0).max() < 1e-9
@@ -67,11 +69,11 @@ def test_contact_bad_input():
     ball = s.add(fm.RigidBody(1.0, (1, 1, 1)))
     law = LankaraniNikravesh(K, 1.0)
     with pytest.raises(ModelError, match="contact between body .* and itself"):
-        fm.SphereSphereContact(ball, ball, (0, 0, 0), (1, 0, 0), 0.1, 0.1, law)
+        fm.SphereSphereContact(ball, ball, center_a=(0, 0, 0), center_b=(1, 0, 0), radius_a=0.1, radius_b=0.1, law=law)
     with pytest.raises(ModelError, match="radius must be positive"):
-        fm.SpherePlaneContact(s.ground, ball, (0, 0, 0), (0, 1, 0), (0, 0, 0), -0.1, law)
+        fm.SpherePlaneContact(s.ground, ball, point=(0, 0, 0), normal=(0, 1, 0), center=(0, 0, 0), radius=-0.1, law=law)
     with pytest.raises(ModelError, match="law must be a contact law"):
-        fm.SpherePlaneContact(s.ground, ball, (0, 0, 0), (0, 1, 0), (0, 0, 0), 0.1, 3.0)
+        fm.SpherePlaneContact(s.ground, ball, point=(0, 0, 0), normal=(0, 1, 0), center=(0, 0, 0), radius=0.1, law=3.0)
     with pytest.raises(ModelError, match="restitution|e "):
         LankaraniNikravesh(K, 1.5)
 

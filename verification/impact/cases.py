@@ -41,7 +41,8 @@ def _drop(law, v0: float = 1.0, gap: float = 1.3e-5, gravity=(0.0, 0.0, 0.0), t_
     s = fm.System(gravity=gravity)
     y = R + gap if y0 is None else y0
     ball = s.add(fm.RigidBody(MASS, INERTIA, position=(0, y, 0), velocity=(0, -v0, 0), name="ball"))
-    s.add(fm.SpherePlaneContact(s.ground, ball, (0, 0, 0), (0, 1, 0), (0, y, 0), R, law, name="plane"))
+    s.add(fm.SpherePlaneContact(s.ground, ball, point=(0, 0, 0), normal=(0, 1, 0), center=(0, y, 0), radius=R, law=law,
+                                name="plane"))
     t_end = gap / v0 + 1.6 * impact.duration if t_end is None else t_end
     res = fm.simulate(s, t_end, impact.duration / 10, h_contact=impact.duration / STEPS_PER_CONTACT)
     return res, ball, impact
@@ -96,8 +97,9 @@ def newtons_cradle(quick: bool) -> CaseResult:
         balls.append(s.add(fm.RigidBody(MASS, INERTIA, position=(x, 0, 0), velocity=(1.0 if k == 0 else 0.0, 0, 0),
                                         name=f"ball{k}")))
     for k in range(4):
-        s.add(fm.SphereSphereContact(balls[k], balls[k + 1], ((2 * R + gap) * k, 0, 0), ((2 * R + gap) * (k + 1), 0, 0),
-                                     R, R, law))
+        s.add(fm.SphereSphereContact(balls[k], balls[k + 1], center_a=((2 * R + gap) * k, 0, 0),
+                                     center_b=((2 * R + gap) * (k + 1), 0, 0),
+                                     radius_a=R, radius_b=R, law=law))
     impact = hertz_impact(MASS / 2, 1.0, sphere_sphere(R, R, E_STAR))
     res = fm.simulate(s, 4 * gap + 6 * impact.duration, 1e-4, h_contact=impact.duration / 60)
     v = np.array([res.velocity(b)[:, 0] for b in balls])
@@ -124,7 +126,8 @@ def bouncing_ball(quick: bool) -> CaseResult:
     impact = hertz_impact(MASS, v_impact, K_PLANE)
     s = fm.System(gravity=(0, -g, 0))
     ball = s.add(fm.RigidBody(MASS, INERTIA, position=(0, R + h0, 0), name="ball"))
-    s.add(fm.SpherePlaneContact(s.ground, ball, (0, 0, 0), (0, 1, 0), (0, R + h0, 0), R, law))
+    s.add(fm.SpherePlaneContact(s.ground, ball, point=(0, 0, 0), normal=(0, 1, 0), center=(0, R + h0, 0), radius=R,
+                                law=law))
     t_end = np.sqrt(2 * h0 / g) * (1 + 2 * e + 2 * e * e + 1.5 * e ** 3)     # past the third apex
     res = fm.simulate(s, t_end, 1e-3, h_contact=impact.duration / 60)
     y = res.position(ball)[:, 1] - R
@@ -161,8 +164,8 @@ def flexible_beam_wall(quick: bool) -> CaseResult:
     gap, rad = 1e-3, 0.01
     law = LankaraniNikravesh(1e9, 1.0)
     for k in (0, n):
-        s.add(fm.SpherePlaneContact(s.ground, beam.node(k), (0.0, -gap - rad, 0.0), (0.0, 1.0, 0.0),
-                                    (x[k], 0.0, 0.0), rad, law, name=f"end{k}"))
+        s.add(fm.SpherePlaneContact(s.ground, beam.node(k), point=(0.0, -gap - rad, 0.0), normal=(0.0, 1.0, 0.0),
+                                    center=(x[k], 0.0, 0.0), radius=rad, law=law, name=f"end{k}"))
     res = fm.simulate(s, 8e-3, 5e-5, h_contact=5e-6, rho_inf=1.0)
     e = res.energy()
     drift = float(np.abs(e["total"] - e["total"][0]).max() / e["total"][0])

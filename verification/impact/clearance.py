@@ -111,7 +111,8 @@ def slider_crank(clearance: bool = True):
     s.add(fm.Prismatic(s.ground, slider, (A_CRANK + L_ROD, 0, 0), (1, 0, 0), name="slider guide"))
     B = (A_CRANK + L_ROD, 0, 0)
     if clearance:
-        joint = s.add(ClearanceJoint(rod, slider, B, (0, 0, 1), CLEARANCE, R_JOURNAL, law(), friction=friction(),
+        joint = s.add(ClearanceJoint(rod, slider, point=B, axis=(0, 0, 1), clearance=CLEARANCE, radius_pin=R_JOURNAL,
+                                     law=law(), friction=friction(),
                                      name="slider pin (clearance)"))
     else:
         joint = s.add(fm.Revolute(rod, slider, B, (0, 0, 1), name="slider pin"))

@@ -54,8 +54,8 @@ def build(params: dict):
     s.add(fm.RotationalSpringDamper(sled, torso, z, k=2e3, c=50.0, name="belt"))
     s.add(fm.RotationalSpringDamper(torso, head, z, k=150.0, c=2.0, name="neck spring"))
     wall = HEAD + np.array([HEAD_RADIUS + setback, 0.0, 0.0])
-    s.add(fm.SpherePlaneContact(sled, head, wall, (-1.0, 0.0, 0.0), HEAD, HEAD_RADIUS,
-                                LankaraniNikravesh(1e6, 0.5), name="bulkhead"))
+    s.add(fm.SpherePlaneContact(sled, head, point=wall, normal=(-1.0, 0.0, 0.0), center=HEAD, radius=HEAD_RADIUS,
+                                law=LankaraniNikravesh(1e6, 0.5), name="bulkhead"))
     return s, dict(t_end=duration + 0.05, h=2e-4, h_contact=2e-5)
 
 

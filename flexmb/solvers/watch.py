@@ -1,0 +1,115 @@
+"""Run monitors: a run whose step size collapses stops, a run whose energy balance explodes is flagged.
+
+Both are cheap and deterministic (they count steps and simulated time, never wall time), so a run
+behaves the same on a busy machine.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from collections import deque
+
+import numpy as np
+
+from ..errors import EnergyBalanceWarning, StallError
+
+__all__ = ["StallWatch", "EnergyWatch", "STALL_WINDOW", "STALL_FRACTION", "ENERGY_WARN_FRACTION"]
+
+STALL_WINDOW = 200
+"""Step attempts (accepted or rejected) over which the progress of a run is measured."""
+
+STALL_FRACTION = 1e-3
+"""A run stalls when ``STALL_WINDOW`` attempts advance it by less than this fraction of as many
+reference steps: the mean step fell below a thousandth of the step asked for (``h``, or ``h_contact``
+if smaller); with adaptive steps, below ten times ``h_min`` if that is smaller still."""
+
+ENERGY_WARN_FRACTION = 0.1
+"""The energy balance is flagged when ``|E(t) - E(0)|`` exceeds this fraction of the energy scale,
+the largest ``T + |V - V0| + |W|`` of the run so far (T kinetic, V potential, W work of applied loads,
+dampers and drivers), plus ``(h / (t - t_start))^2``: the trapezoidal work integral of energies that
+grow from zero errs by about that fraction in the first steps. Sound runs stay near 1e-3 or below;
+numerical damping of generalized-alpha only lowers E."""
+ENERGY_NEGLIGIBLE = 1e-20
+"""J: below this energy scale (a 1 g mass at 4.5 nm/s) the balance of a model at rest is rounding noise."""
+
+
+class StallWatch:
+    """Raises StallError when the last ``STALL_WINDOW`` step attempts advanced the run by less than
+    ``STALL_WINDOW * floor`` seconds."""
+
+    def __init__(self, floor: float):
+        self.floor = floor
+        self.advances: deque[float] = deque(maxlen=STALL_WINDOW)
+        self.total = 0.0
+
+    def attempt(self, advance: float, t: float, h: float, explain) -> None:
+        """Record one attempt that advanced the run by ``advance`` s (0 when rejected).
+        ``explain()`` returns the sentence naming the dominating element (called only on a stall)."""
+        if len(self.advances) == STALL_WINDOW:
+            self.total -= self.advances[0]
+        self.advances.append(advance)
+        self.total += advance
+        if len(self.advances) == STALL_WINDOW and self.total < STALL_WINDOW * self.floor:
+            why = explain()
+            raise StallError(
+                f"the run stalled at t = {t:.6g} s: its last {STALL_WINDOW} step attempts advanced it by "
+                f"{self.total:.3g} s in all (step size now h = {h:.3g} s, mean {self.total / STALL_WINDOW:.3g} s "
+                f"against a floor of {self.floor:.3g} s)" + (f"; {why}" if why else "")
+                + ". The model is too stiff or badly scaled for this step: check the parameters of that "
+                "element, or give a smaller h (and h_min)", time=t, step=h, worst=why)
+
+
+class EnergyWatch:
+    """Tracks the energy balance at saved states; warns once (EnergyBalanceWarning) when it drifts
+    by more than ``ENERGY_WARN_FRACTION`` of the energy scale."""
+
+    def __init__(self, asm, q0, v0, work0: float = 0.0):
+        """Balance from the state (q0, v0), at which the work done so far was ``work0`` (J; not zero
+        when a run is resumed)."""
+        self.asm = asm
+        self.work0 = work0
+        self.T0 = asm.kinetic_energy(q0, v0)
+        self.V0 = asm.potential_energy(q0, v0)
+        self.scale = abs(self.T0)
+        self.worst = 0.0          # largest |E - E0| / scale seen
+        self.warned = False
+
+    def check(self, q, v, t: float, work: float, h: float, elapsed: float) -> None:
+        """Check the balance at a saved state; ``work`` (J) of loads, dampers and drivers since the start,
+        ``h`` the last step and ``elapsed`` the simulated time since the start (s)."""
+        work = work - self.work0
+        T = self.asm.kinetic_energy(q, v)
+        dV = self.asm.potential_energy(q, v) - self.V0
+        if not (math.isfinite(T) and math.isfinite(dV)):
+            return
+        self.scale = max(self.scale, T + abs(dV) + abs(work))
+        if self.scale <= ENERGY_NEGLIGIBLE:
+            return
+        drift = abs(T + dV - work - self.T0) / self.scale
+        self.worst = max(self.worst, drift)
+        if drift > ENERGY_WARN_FRACTION + (h / elapsed) ** 2 and not self.warned:
+            self.warned = True
+            warnings.warn(
+                f"energy balance drifted by {drift:.3g} of the energy scale {self.scale:.4g} J at t = {t:.6g} s "
+                f"(kinetic {T:.4g} J, potential change {dV:.4g} J, work {work:.4g} J); limit "
+                f"{ENERGY_WARN_FRACTION:g}. The step is too coarse for the model or the model is unstable: "
+                "reduce h or use adaptive=True", EnergyBalanceWarning, stacklevel=4)
+
+    @property
+    def message(self) -> str:
+        return (f"completed; energy balance drifted by {self.worst:.3g} of the energy scale"
+                if self.worst > ENERGY_WARN_FRACTION else "completed")
+
+
+def stall_floor(h: float, h_contact: float | None, h_min: float, adaptive: bool) -> float:
+    """Mean step (s) below which a run counts as stalled (see ``STALL_FRACTION``)."""
+    ref = min(h, h_contact) if h_contact is not None else h
+    if adaptive:
+        return min(10.0 * h_min, STALL_FRACTION * ref)
+    return STALL_FRACTION * ref
+
+
+def energy_sample_every(t_span: float, h: float, save_every: int) -> int:
+    """Check the balance at about 200 of the saved states (and at the last one)."""
+    expected = max(1.0, t_span / h / max(save_every, 1))
+    return max(1, int(np.ceil(expected / 200.0)))
