@@ -2,38 +2,52 @@
 
 Rigid bodies with Euler parameters, joints as sparse constraint kernels,
 force elements, and implicit generalized-alpha integration. See docs/guide.md.
-"""
-__version__ = "0.1.0"
 
-from . import contact, errors
-from .contact import SpherePlaneContact, SphereSphereContact
+``flexmb.__version__`` is the installed distribution's version (importlib.metadata; pyproject.toml holds
+the only literal), read on first access.
+"""
+from . import errors
 from .bodies import Body, FlexibleBody, Ground, NonlinearBeam, RigidBody
 from .forces import (Bushing, CrushElement, DCMotor, Force, NodalForce, PlasticHinge, RotationalSpringDamper,
                      SpringDamper, Torque, UserForce, far_562_pulse, triangular_pulse, wrench_to_generalized)
 from .joints import Cylindrical, Distance, Driver, Fixed, Joint, Planar, Prismatic, Revolute, Spherical, Universal
-from .results import Result
-from .solvers.campbell import CampbellDiagram, campbell
-from .solvers.simulate import simulate
+from .results import Result, load_result
 from .studies import Grid, Samples, Study, StudyResult
 from .system import System
 from .timefunctions import TimeFunction
 
-load_result = Result.load
-
-#: The finite-element path (meshio, element kernels, reduction), imported on first use (PEP 562) so that
-#: ``import flexmb`` stays as fast as for a purely rigid model: public name -> defining module.
+#: Names imported on first use (PEP 562), so that ``import flexmb`` loads no scipy: the finite-element path
+#: (meshio, element kernels, reduction), the solvers (scipy.linalg, scipy.sparse, CHOLMOD) and contact
+#: (scipy.spatial in the broad phase): public name -> defining module.
 _LAZY = {
+    "simulate": "flexmb.solvers.simulate", "campbell": "flexmb.solvers.campbell",
+    "CampbellDiagram": "flexmb.solvers.campbell",
+    "SpherePlaneContact": "flexmb.contact.pairs", "SphereSphereContact": "flexmb.contact.pairs",
     "read_mesh": "flexmb.fem.mesh", "FEMesh": "flexmb.fem.mesh", "FEModel": "flexmb.fem.model",
     "Material": "flexmb.fem.materials", "BeamSection": "flexmb.fem.sections",
     "craig_bampton": "flexmb.reduction.craig_bampton", "free_free_modes": "flexmb.reduction.freefree",
     "ModeSet": "flexmb.reduction.modeset",
 }
-_LAZY_MODULES = ("fem", "reduction")
+_LAZY_MODULES = ("fem", "reduction", "contact")
+
+
+def _installed_version() -> str:
+    """The version of the installed flexmb distribution; "0+unknown" when run from a source tree that was
+    never installed (``pip install -e .`` records it)."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("flexmb")
+    except PackageNotFoundError:
+        return "0+unknown"
 
 
 def __getattr__(name: str):
-    """Import a name of the finite-element path, or the subpackage ``fem``/``reduction``, on first access."""
+    """Import a lazy name (``_LAZY``), a subpackage ``fem``/``reduction``/``contact``, or ``__version__``,
+    on first access."""
     import importlib
+    if name == "__version__":
+        globals()[name] = _installed_version()
+        return globals()[name]
     if name in _LAZY_MODULES:
         return importlib.import_module(f"{__name__}.{name}")
     if name not in _LAZY:
@@ -44,7 +58,7 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY) | set(_LAZY_MODULES))
+    return sorted(set(globals()) | set(_LAZY) | set(_LAZY_MODULES) | {"__version__"})
 
 
 __all__ = [

@@ -1,4 +1,5 @@
-"""Command line: ``flexmb info``, ``flexmb verify`` and ``flexmb modes``."""
+"""Command line: ``flexmb info``, ``flexmb verify``, ``flexmb modes`` and ``flexmb --version``
+(also as ``python -m flexmb``)."""
 from __future__ import annotations
 
 import argparse
@@ -24,8 +25,13 @@ def cmd_info(_args) -> int:
     import flexmb
     from flexmb.solvers import linalg
     print(f"flexmb {flexmb.__version__} on Python {platform.python_version()} ({platform.machine()})")
-    for pkg in ("numpy", "scipy", "meshio", "matplotlib", "scikit-sparse"):
+    for pkg in ("numpy", "scipy", "meshio", "h5py", "tqdm"):
         print(f"  {pkg:14s} {_version(pkg)}")
+    from flexmb._optional import EXTRAS
+    print("optional (pip install 'flexmb[all]'):")
+    for extra, packages in EXTRAS.items():
+        for pkg in packages:
+            print(f"  {pkg:14s} {_version(pkg)} (extra '{extra}')")
     print("linear-algebra backends:")
     for role, name in linalg.backends().items():
         print(f"  {role:15s} {name}")
@@ -47,8 +53,15 @@ def cmd_verify(args) -> int:
     if unknown:
         print(f"flexmb verify: unknown suite(s) {unknown}; available: {sorted(verification.SUITES)}", file=sys.stderr)
         return 2
-    import matplotlib
-    matplotlib.use("Agg")
+    from flexmb._optional import require
+    from flexmb.errors import MissingDependencyError
+    try:
+        require("matplotlib", "plots", "flexmb verify (the report's figures)").use("Agg")
+    except MissingDependencyError as exc:
+        print(f"flexmb verify: {exc}", file=sys.stderr)
+        return 2
+    from flexmb.solvers.progress import set_automatic
+    set_automatic(False)             # the cases' runs show no bars of their own: verify prints a line per case
     out = Path(args.out)
     started = framework.now_iso()
     t0 = time.perf_counter()
@@ -139,7 +152,9 @@ def _suite_names() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import flexmb
     parser = argparse.ArgumentParser(prog="flexmb", description="flexible multibody dynamics")
+    parser.add_argument("--version", action="version", version=f"flexmb {flexmb.__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("info", help="versions and active linear-algebra backends")
     p.set_defaults(func=cmd_info)

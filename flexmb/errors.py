@@ -71,6 +71,11 @@ class StallError(ConvergenceError):
     ``result`` holds what was computed before."""
 
 
+class MissingDependencyError(FlexmbError, ImportError):
+    """A feature needs an optional package that is not installed; the message names the package and
+    the extra that installs it (``pip install 'flexmb[plots]'``)."""
+
+
 class FlexmbWarning(UserWarning):
     """Base class of every flexmb warning: ``warnings.simplefilter("error", FlexmbWarning)`` turns them
     all into exceptions."""

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import os
 import zipfile
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ from .bodies.base import Body
 from .errors import ModelError, NonFiniteError
 from .joints.base import Joint, point3
 
-__all__ = ["Result"]
+__all__ = ["Result", "load_result"]
 
 FRAMES = ("global", "body")
 """Allowed ``frame=`` values of the Result accessors: global axes or the body's own axes."""
@@ -193,26 +194,65 @@ class Result:
             raise ModelError(f"the mode set of {body.name!r} has no stress modes (reduce with stress=True)")
         return np.einsum("pcm,nm->npc", sm, self.modal_coordinates(body))
 
-    def export_paraview(self, path, body, every: int = 1, fmt=("vtu", "xdmf")) -> dict:
-        """Write the deformed mesh of a flexible body over time for ParaView (VTU series with a
-        PVD index and an XDMF file; docs/guide-output.md), with displacement and, when the mode
-        set has stress modes, the nodal stress. Needs the FE mesh (``modes.model``)."""
-        from .io.paraview import write_time_series
-        body = self._body(body)
+    def export_paraview(self, path: str | os.PathLike, body: Body | str | Sequence[Body | str] | None = None,
+                        every: int = 1, fmt: str | Sequence[str] | None = None) -> dict[str, Path]:
+        """Write the mechanism over time for ParaView (docs/guide-output.md); return the files written.
+
+        ``body`` None (default): every body of the system, its joints and its sphere/clearance contacts,
+        one named block each, in one transient VTKHDF file ``path`` (``.vtkhdf`` added when it has no
+        suffix; flexmb/io/mechanism.py lists the blocks and fields): flexible bodies as their deformed
+        meshes, rigid bodies as their ``geometry`` or the box of equivalent inertia, joints and contact
+        points as vertices, contact forces as vectors. A list of bodies (objects or names) draws those,
+        with the joints and contacts that touch them. Returns ``{"vtkhdf": path}``.
+
+        ``body`` one flexible body (object or name) keeps the older form: its deformed mesh as a VTU
+        series with a PVD index and/or XDMF (``fmt`` "vtu", "xdmf" or both, the default for this form;
+        flexmb.io.paraview.write_time_series) with ``elastic_deflection`` and, for solid meshes with
+        stress modes, ``stress``; ``fmt="vtkhdf"`` writes it as a one-body VTKHDF file instead.
+
+        ``every``: write every n-th saved time (applied before anything is computed)."""
+        res = self._every(every)
+        one = isinstance(body, (Body, str))
+        if body is None:
+            self._model("export_paraview")                  # a ModelError without a system
+            bodies = list(self.system.bodies)
+        elif one:
+            bodies = [self._body(body)]
+        elif isinstance(body, Sequence):
+            bodies = [self._body(b) for b in body]
+        else:
+            raise ModelError(f"export_paraview: body must be a body, a body's name or a list of them, got {body!r}")
+        if fmt is None:
+            fmt = ("vtu", "xdmf") if one else "vtkhdf"
+        if fmt == "vtkhdf":
+            from .io.mechanism import export_mechanism
+            return {"vtkhdf": export_mechanism(res, path, bodies)}
+        if not one:
+            raise ModelError(f"export_paraview: fmt={fmt!r} writes one flexible body (give body=); the whole "
+                             "mechanism is written with fmt='vtkhdf'")
+        return res._export_flexible(path, bodies[0], fmt)
+
+    def _every(self, every) -> "Result":
+        """This result at every ``every``-th saved time (the same object for 1)."""
+        if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
+            raise ModelError(f"export_paraview: every must be a positive whole number of saved times, got {every!r}")
+        if every == 1:
+            return self
+        return replace(self, **{k: getattr(self, k)[::int(every)] for k in self.ARRAYS})
+
+    def _export_flexible(self, path, body: Body, fmt) -> dict:
+        """One flexible body as a VTU/PVD and/or XDMF series (flexmb.io.paraview.write_time_series)."""
+        from .io.mechanism import flexible_block
+        from .io.paraview import VTK_FROM_VOIGT, write_time_series
         self._flexible(body)
-        model = body.modes.model
-        if model is None:
-            raise ModelError(f"the mode set of {body.name!r} has no FE model attached; its mesh cells are unknown")
-        sel = slice(None, None, max(1, int(every)))
-        pos = self.node_position(body)[sel]
-        t, _ = body.node_shapes(np.arange(body.modes.nodes.shape[0]))
-        elastic = np.einsum("kim,nm->nki", t, self.modal_coordinates(body))[sel]
-        data = {"elastic_deflection": np.einsum("nij,nkj->nki", self.orientation(body)[sel], elastic)}
+        block = flexible_block(self, body)
+        data = {"elastic_deflection": block.point_data["elastic_deflection"]}
         voigt = ()
-        if body.modes.stress_modes is not None and model.dofs_per_node == 3:
-            data["stress"] = self.nodal_stress(body)[sel]
+        if "stress" in block.point_data and body.modes.dofs_per_node == 3:
+            data["stress"] = block.point_data["stress"][..., np.argsort(VTK_FROM_VOIGT)]     # back to Voigt
             voigt = ("stress",)
-        return write_time_series(path, pos[0], model.mesh, self.t[sel], pos, point_data=data, fmt=fmt, voigt=voigt)
+        return write_time_series(path, body.modes.nodes, block.cells, self.t, block.points, point_data=data,
+                                 fmt=fmt, voigt=voigt)
 
     # -- contact -------------------------------------------------------------
     def contact_force(self, contact) -> np.ndarray:
@@ -294,8 +334,53 @@ class Result:
         if self.history is None:
             self.history = np.zeros((np.size(self.t), 0))
 
-    def save(self, path) -> None:
-        """Write all arrays to one ``.npz`` file (numpy appends ``.npz`` to a name without it)."""
+    # -- labelled series (flexmb/io/series.py names them) -----------------
+    def series_names(self) -> list[str]:
+        """Names of the labelled series (``time``, ``bodies/<body>/position`` ..., ``joints/<joint>/...``,
+        ``energy/...``; flexmb/io/series.py lists them with their units) for to_dataframe, to_csv and
+        the HDF5 file."""
+        from .io.series import catalog
+        self._model("series_names")
+        return list(catalog(self))
+
+    def _labelled(self, series, owner: str) -> tuple[dict, dict]:
+        """Values and labels (SeriesInfo) of the chosen series (all when None), computed once each."""
+        from .io.series import catalog, select
+        self._model(owner)
+        entries = catalog(self)
+        chosen = select(entries, series, f"Result.{owner}")
+        return {k: entries[k][1]() for k in chosen}, {k: entries[k][0] for k in chosen}
+
+    def to_dataframe(self, series: list[str] | None = None, layout: str = "flat"):
+        """The labelled series (all, or the names given, see :meth:`series_names`) as a pandas DataFrame
+        indexed by ``time`` (s). ``layout="flat"``: columns ``arm.position.x``, ``pin.coordinates``,
+        ``energy.kinetic`` with units in ``df.attrs["units"]`` (column -> unit); ``layout="multiindex"``:
+        column levels (series, component, unit). Needs pandas (MissingDependencyError naming it otherwise)
+        and the system attached."""
+        from .io.series import to_dataframe
+        values, info = self._labelled(series, "to_dataframe")
+        return to_dataframe(self.t, values, info, layout)
+
+    def to_csv(self, path: str | os.PathLike, series: list[str] | None = None) -> Path:
+        """Write ``time`` and the chosen series (names from :meth:`series_names`; all when None) to a CSV
+        file, one row per saved time, header ``time [s],arm.position.x [m],...``; returns the path."""
+        from .io.series import write_csv
+        values, info = self._labelled(series, "to_csv")
+        return write_csv(path, self.t, values, info)
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the result to ``path``.
+
+        * suffix ``.h5``/``.hdf5``: a self-describing HDF5 file (flexmb/io/hdf5.py, docs/guide-output.md):
+          every named series with units (time, each body's position, orientation, velocities and
+          accelerations, flexible bodies' modal coordinates, joint coordinates and reactions, energies),
+          metadata (flexmb version, system, names, coordinate layout) and the raw arrays; it needs the
+          system attached and is read back with ``flexmb.load_result``, with or without the system;
+        * otherwise all raw arrays in one ``.npz`` file (numpy appends ``.npz`` to a name without it)."""
+        if _is_hdf5(path):
+            from .io.hdf5 import write_result
+            write_result(self, path)
+            return
         try:
             np.savez_compressed(path, **{k: getattr(self, k) for k in self.ARRAYS},
                                 message=np.array(self.message))
@@ -304,12 +389,14 @@ class Result:
 
     @classmethod
     def load(cls, path, system=None) -> "Result":
-        """Read a result saved with :meth:`save` (or a chunk directory, see flexmb.io.chunks).
+        """Read a result saved with :meth:`save` (``.npz`` or HDF5's raw arrays) or a chunk directory
+        (flexmb.io.chunks).
 
         ``system``: the System that produced it, needed by every accessor that evaluates the model
-        (energy, reactions, positions ...); its coordinate and constraint-row counts must match the
-        file's. A missing, unreadable, truncated or foreign file, arrays whose row counts differ, or
-        NaN/inf in them are refused with an error naming the file."""
+        (energy, reactions, positions ...); its coordinate and constraint-row counts (and for HDF5 files
+        its body, joint and force names and coordinate counts) must match the file's. A missing,
+        unreadable, truncated or foreign file, arrays whose row counts differ, or NaN/inf in them are
+        refused with an error naming the file. ``flexmb.load_result`` reads HDF5 files without the system."""
         if not isinstance(path, (str, os.PathLike)):
             raise ModelError(f"Result.load: path must be a file or directory name, got {path!r}")
         p = Path(path)
@@ -317,6 +404,11 @@ class Result:
             from .io.chunks import read_chunks
             arrays = read_chunks(p)
             msg = "loaded from chunks"
+        elif _is_hdf5(p):
+            from .io.hdf5 import check_layout, read_arrays
+            arrays, msg = read_arrays(p)
+            if system is not None:
+                check_layout(p, system)
         else:
             arrays = _read_result_file(p)
             msg = str(arrays.pop("message"))
@@ -325,6 +417,25 @@ class Result:
         if system is not None:
             _check_system(res, system, str(p))
         return res
+
+
+def _is_hdf5(path) -> bool:
+    """Whether ``path`` names an HDF5 result file (``.h5``/``.hdf5``) rather than ``.npz``."""
+    return isinstance(path, (str, os.PathLike)) and Path(path).suffix.lower() in (".h5", ".hdf5")
+
+
+def load_result(path: str | os.PathLike, system=None):
+    """Read a saved result (``flexmb.load_result``).
+
+    * an HDF5 file (``.h5``/``.hdf5``) without ``system``: a :class:`flexmb.io.hdf5.SavedResult` with the
+      named series and their units (``saved.series["bodies/arm/position"]``), its metadata, DataFrame and
+      CSV export -- no System needed;
+    * with ``system`` (the System that produced it; its bodies, joints and coordinate counts are checked
+      against the file's), or an ``.npz`` file or chunk directory: a :class:`Result` (:meth:`Result.load`)."""
+    if system is None and _is_hdf5(path) and not Path(path).is_dir():
+        from .io.hdf5 import read_saved
+        return read_saved(path)
+    return Result.load(path, system=system)
 
 
 def _read_result_file(p: Path) -> dict[str, np.ndarray]:

@@ -19,6 +19,7 @@ import numpy as np
 __all__ = [
     "cross", "skew", "A", "E", "G", "B", "Q", "T", "second_rate",
     "from_matrix", "from_axis_angle", "to_axis_angle", "normalize",
+    "from_quaternion", "from_scipy", "is_scipy_rotation",
 ]
 
 
@@ -224,6 +225,30 @@ def from_matrix(R: np.ndarray) -> np.ndarray:
     if p[0] < 0:
         p = -p
     return p / np.linalg.norm(p)
+
+
+def from_quaternion(q, scalar_first: bool) -> np.ndarray:
+    """Euler parameters (scalar first) of a quaternion given in either component order.
+
+    ``scalar_first=True``: ``(w, x, y, z)`` -- flexmb, Nikravesh (1988) eq. 6.15, Eigen's
+    ``Quaternion(w, x, y, z)``; ``False``: ``(x, y, z, w)`` -- scipy's ``Rotation.as_quat()``,
+    ROS ``geometry_msgs/Quaternion``. The rotation is the same, only the storage differs.
+    """
+    q = np.asarray(q, dtype=float)
+    return q if scalar_first else q[..., [3, 0, 1, 2]]
+
+
+def is_scipy_rotation(obj: object) -> bool:
+    """True for a ``scipy.spatial.transform.Rotation`` (checked without importing scipy.spatial)."""
+    cls = type(obj)
+    return cls.__name__ == "Rotation" and cls.__module__.startswith("scipy.spatial.transform")
+
+
+def from_scipy(rotation) -> np.ndarray:
+    """Euler parameters of one ``scipy.spatial.transform.Rotation``, through its rotation
+    matrix (``as_matrix()``: body -> global, the same meaning as ``A(p)``), so that no
+    quaternion component order is involved."""
+    return from_matrix(rotation.as_matrix())
 
 
 def from_axis_angle(axis, angle: float) -> np.ndarray:

@@ -19,8 +19,48 @@ Item = TypeVar("Item")
 __all__ = ["System"]
 
 
+def _count(n: int, one: str, many: str | None = None) -> str:
+    """``n`` with the noun in singular or plural: "1 body", "2 bodies"."""
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
+def _is_contact(force: ForceElement) -> bool:
+    """Contact pairs and meshes (flexmb.contact) among the force elements."""
+    return type(force).__module__.startswith("flexmb.contact")
+
+
+def _mass(body: Body) -> float:
+    """Total mass (kg): a rigid body's, or a flexible body's mass invariant (docs/theory-flexible.md)."""
+    invariants = getattr(body, "invariants", None)
+    return float(body.mass if invariants is None else invariants.mass)
+
+
+def _coordinates(body: Body) -> str:
+    modal = f" ({body.n_modes} modal)" if body.n_modes else ""
+    return _count(body.ncoord, "coordinate") + modal
+
+
+def _equations(joint: Joint) -> int:
+    """Constraint equations of a joint: the rows of its primitives (flexmb/joints/kernels.py)."""
+    from .joints.kernels import ROWS
+    return sum(ROWS[p.kind] for p in joint.primitives())
+
+
+def _between(bodies: tuple) -> str:
+    return " -> ".join(b.name for b in bodies)
+
+
+def _table(title: str, rows: list[tuple[str, str, str, str]]) -> list[str]:
+    """``title:`` and the rows in aligned columns (nothing for no rows)."""
+    if not rows:
+        return []
+    widths = [max(len(r[k]) for r in rows) for k in range(3)]
+    return [f"{title}:"] + [f"  {r[0]:{widths[0]}}  {r[1]:{widths[1]}}  {r[2]:{widths[2]}}  {r[3]}".rstrip()
+                            for r in rows]
+
+
 class System:
-    """A multibody model.
+    """A multibody model; ``print(system)`` (or ``system.summary()``) lists what it holds.
 
     ``gravity`` (m/s^2, global) acts on every body; it is off unless given.
     """
@@ -64,6 +104,34 @@ class System:
         self._names.add(item.name)
         self._assembly = None
         return item
+
+    def summary(self) -> str:
+        """The model as text: every body (kind, mass in kg, coordinates), joint (bodies, constraint
+        equations), force element and contact (bodies), with the totals; ``print(system)`` shows it."""
+        forces = [f for f in self.forces if not _is_contact(f)]
+        contacts = [f for f in self.forces if _is_contact(f)]
+        lines = [self._headline(len(forces), len(contacts))]
+        lines += _table("bodies", [(b.name, type(b).__name__, f"{_mass(b):.6g} kg", _coordinates(b))
+                                   for b in self.bodies])
+        lines += _table("joints", [(j.name, type(j).__name__, _between(j.bodies), _count(_equations(j), "equation"))
+                                   for j in self.joints])
+        lines += _table("forces", [(f.name, type(f).__name__, _between(f.bodies), "") for f in forces])
+        lines += _table("contacts", [(c.name, type(c).__name__, _between(c.bodies), "") for c in contacts])
+        return "\n".join(lines)
+
+    def _headline(self, n_forces: int, n_contacts: int) -> str:
+        """The first line of :meth:`summary`: counts, coordinates, joint equations, gravity."""
+        n_states = sum(getattr(f, "n_states", 0) for f in self.forces)      # DC motor currents
+        nq = sum(b.ncoord for b in self.bodies) + n_states
+        n_eq = sum(_equations(j) for j in self.joints)
+        states = f" (incl. {n_states} force-element states)" if n_states else ""
+        return (f"System {self.name!r}: {_count(len(self.bodies), 'body', 'bodies')}, "
+                f"{_count(len(self.joints), 'joint')}, {_count(n_forces, 'force element')}, "
+                f"{_count(n_contacts, 'contact')}; {_count(nq, 'coordinate')}{states}, "
+                f"{_count(n_eq, 'joint equation')}; gravity {tuple(float(g) for g in self.gravity)} m/s^2")
+
+    def __repr__(self) -> str:
+        return self.summary()
 
     def body(self, name: str) -> Body:
         for b in self.bodies:

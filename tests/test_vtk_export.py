@@ -329,3 +329,4 @@ def test_guide_example_runs(tmp_path, monkeypatch):
     assert len(_pvd(tmp_path / "out" / "plate.pvd")[1]) == 51
     assert len(_pvd(tmp_path / "out" / "plate_run.pvd")[1]) == 51
     assert len(_read_xdmf(tmp_path / "out" / "plate.xdmf")[2]) == 51
+    assert (tmp_path / "out" / "pendulum.vtkhdf").is_file() and (tmp_path / "out" / "beam_only.vtkhdf").is_file()

@@ -16,6 +16,7 @@ import numpy as np
 from .. import checks
 from .. import rotations as rot
 from ..errors import ModelError
+from ..io.shapes import rigid_geometry
 from .base import Body
 
 __all__ = ["RigidBody", "RigidBodyGroup"]
@@ -58,22 +59,44 @@ UNIT_NORM_TOL = 1e-6
 typed quaternion rounded to 7 significant digits is still accepted, a non-rotation is not."""
 
 
-def _orientation(orientation, owner: str) -> np.ndarray:
+def _orientation(orientation, owner: str, scalar_first: bool | None = None) -> np.ndarray:
+    """Euler parameters (scalar first, unit) of an orientation given as None (identity), a
+    ``scipy.spatial.transform.Rotation``, a 3x3 rotation matrix (body -> global) or a unit
+    quaternion of 4 numbers, read as ``(e0, e1, e2, e3)`` (scalar first, flexmb's convention,
+    the default) or, with ``scalar_first=False``, as ``(x, y, z, w)`` (scipy ``as_quat()``, ROS).
+    ``scalar_first`` given with anything but 4 numbers is refused: it would mean nothing."""
     if orientation is None:
         return np.array([1.0, 0.0, 0.0, 0.0])
+    if scalar_first is not None and not isinstance(scalar_first, (bool, np.bool_)):
+        raise ModelError(f"{owner}: scalar_first must be True or False, got {scalar_first!r}")
+    if rot.is_scipy_rotation(orientation):
+        return _scipy_orientation(orientation, owner, scalar_first)
     R = _matrix(orientation, "orientation", owner)
     if R.shape == (4,):
         n = np.linalg.norm(R)
         if not np.isfinite(n) or abs(n - 1.0) > UNIT_NORM_TOL:
             raise ModelError(f"{owner}: Euler parameters {R.tolist()} are not a unit quaternion (|p| = {n:.9g}, "
                              f"allowed 1 +- {UNIT_NORM_TOL:g}); give normalized values or a rotation matrix")
-        return R / n
+        return rot.from_quaternion(R / n, scalar_first=scalar_first is not False)
+    if scalar_first is not None:
+        raise ModelError(f"{owner}: scalar_first={scalar_first} applies to a quaternion of 4 numbers, but the "
+                         f"orientation has shape {R.shape}; leave scalar_first out")
     if R.shape == (3, 3):
         if not np.all(np.isfinite(R)) or not np.allclose(R.T @ R, np.eye(3), atol=1e-6) or np.linalg.det(R) < 0:
             raise ModelError(f"{owner}: orientation matrix is not a proper rotation (R^T R != I or det < 0): {R.tolist()}")
         return rot.from_matrix(R)
-    raise ModelError(f"{owner}: orientation must be a 3x3 rotation matrix or 4 Euler parameters, got "
-                     f"{orientation!r} (shape {R.shape})")
+    raise ModelError(f"{owner}: orientation must be a 3x3 rotation matrix, 4 Euler parameters or a "
+                     f"scipy Rotation, got {orientation!r} (shape {R.shape})")
+
+
+def _scipy_orientation(rotation, owner: str, scalar_first: bool | None) -> np.ndarray:
+    """Euler parameters of one scipy ``Rotation`` (a stack of several is refused)."""
+    if scalar_first is not None:
+        raise ModelError(f"{owner}: scalar_first={scalar_first} applies to a quaternion of 4 numbers, not to "
+                         f"a scipy Rotation (which carries its own convention); leave scalar_first out")
+    if not rotation.single:
+        raise ModelError(f"{owner}: orientation is a stack of {len(rotation)} scipy rotations; give one")
+    return rot.from_scipy(rotation)
 
 
 class RigidBody(Body):
@@ -81,22 +104,33 @@ class RigidBody(Body):
 
     Parameters: ``mass`` (kg); ``inertia`` about the centre of mass in the body
     frame (kg m^2, 3 principal values or a 3x3 matrix); ``position`` of the centre
-    of mass (m); ``orientation`` (3x3 rotation matrix body->global or Euler
-    parameters); ``velocity`` (m/s) and ``angular_velocity`` (rad/s), both global.
+    of mass (m); ``orientation``: a 3x3 rotation matrix body->global, a
+    ``scipy.spatial.transform.Rotation``, or a unit quaternion of 4 numbers -- Euler
+    parameters ``(e0, e1, e2, e3)``, scalar first, unless ``scalar_first=False`` says the
+    numbers are ``(x, y, z, w)`` as scipy's ``as_quat()`` and ROS give them (docs/theory.md §1);
+    ``velocity`` (m/s) and ``angular_velocity`` (rad/s), both global.
+
+    ``geometry`` is only drawn (ParaView export, ``Result.export_paraview``): a ``(points (P, 3),
+    triangles (T, 3))`` surface in body axes from the centre of mass (m), or a primitive
+    ``{"box": (lx, ly, lz)}``, ``{"sphere": r}`` or ``{"cylinder": (r, length)}`` (axis z) with an
+    optional ``"center"`` (flexmb.io.shapes). Without it the export draws the uniform box of the same
+    mass and principal moments.
     """
 
     ncoord = 7
 
     def __init__(self, mass: float, inertia, position=(0.0, 0.0, 0.0), orientation=None,
-                 velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0), name: str | None = None):
+                 velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0), name: str | None = None, *,
+                 scalar_first: bool | None = None, geometry=None):
         super().__init__(name)
         owner = f"rigid body {self.name!r}"
         self.mass = checks.scalar(mass, "mass", owner, sign="positive", unit=" kg")
         self.inertia = _inertia_tensor(inertia, owner)
         self.position = _vector3(position, "position", owner)
-        self.p0 = _orientation(orientation, owner)
+        self.p0 = _orientation(orientation, owner, scalar_first)
         self.velocity = _vector3(velocity, "velocity", owner)
         self.angular_velocity = _vector3(angular_velocity, "angular velocity", owner)
+        self.geometry = rigid_geometry(geometry, owner)
 
     def initial_frame(self):
         return self.position.copy(), rot.A(self.p0)

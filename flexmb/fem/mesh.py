@@ -12,10 +12,12 @@ import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
+from unittest import mock
 
 import meshio
 import numpy as np
 from meshio._helpers import reader_map as _MESHIO_READERS
+from meshio.abaqus import _abaqus as _meshio_abaqus
 from numpy.typing import ArrayLike
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
@@ -37,6 +39,29 @@ _DEGENERATE_RTOL = 1e-10  # smallest accepted measure / h_e**dim (docs/theory-me
 _MAX_LISTED = 10          # ids listed in one error message
 _CHUNK = 65536            # elements per vectorized Jacobian evaluation
 _GMSH_DIM_NAMES = ("Point", "Curve", "Surface", "Volume")
+
+#: Abaqus element types meshio's reader does not know, as Gmsh writes them in its .inp export
+#: (2-D continuum faces of quadratic solid meshes) -> meshio cell type (docs/theory-mesh.md §2).
+ABAQUS_EXTRA_TYPES: Mapping[str, str] = MappingProxyType({
+    "CPS6": "triangle6", "CPE6": "triangle6", "CPS8": "quad8", "CPE8": "quad8",
+    "CPE3": "triangle", "CPE4": "quad",
+})
+
+#: Abaqus solid formulations flexmb does not reproduce: meshio reads them as the fully
+#: integrated element of the same node count. Type -> (Abaqus formulation, consequence).
+ABAQUS_FORMULATION_TRAPS: Mapping[str, tuple[str, str]] = MappingProxyType({
+    **dict.fromkeys(("C3D8R", "C3D8RH"), (
+        "reduced integration with hourglass control",
+        "a fully integrated 8-node hexahedron locks in bending: a cantilever one element thick "
+        "has a first frequency some 20 % above beam theory and C3D20")),
+    **dict.fromkeys(("C3D8I", "C3D8IH"), (
+        "incompatible modes",
+        "a fully integrated 8-node hexahedron has no incompatible modes and locks in bending: "
+        "coarse bending models come out too stiff")),
+    **dict.fromkeys(("C3D20R", "C3D20RH"), (
+        "reduced (2x2x2) integration",
+        "flexmb integrates the 20-node hexahedron with 3x3x3 points: slightly stiffer")),
+})
 
 
 
@@ -185,6 +210,47 @@ def _merge_map(points: np.ndarray, pairs: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 # ----------------------------------------------------------------------------------------------
+# Named sets
+# ----------------------------------------------------------------------------------------------
+class SetTable(dict):
+    """Named sets (name -> ids) looked up as Abaqus does: case-insensitively.
+
+    ``table["root"]``, ``"root" in table`` and ``table.get("root")`` find a set stored as
+    ``"ROOT"``. Two stored names that differ only in case make a lookup of either one
+    ambiguous: it raises a ``MeshError`` naming both (docs/theory-mesh.md §5).
+    """
+
+    def __init__(self, kind: str, items: Mapping | None = None):
+        super().__init__(items or {})
+        self.kind = kind
+
+    def resolve(self, name: object) -> str | None:
+        """The stored name ``name`` refers to, or None; ambiguous names raise ``MeshError``."""
+        if not isinstance(name, str):
+            return None
+        folded = name.casefold()
+        matches = sorted(k for k in dict.keys(self) if k.casefold() == folded)
+        if len(matches) > 1:
+            raise MeshError(f"{self.kind} {name!r} is ambiguous: the mesh has {self.kind}s "
+                            f"{', '.join(map(repr, matches))}, which differ only in case (set names are "
+                            "case-insensitive, as in Abaqus); rename one of them")
+        return matches[0] if matches else None
+
+    def __contains__(self, name: object) -> bool:
+        return self.resolve(name) is not None
+
+    def __getitem__(self, name: str):
+        key = self.resolve(name)
+        if key is None:
+            raise KeyError(name)
+        return dict.__getitem__(self, key)
+
+    def get(self, name: str, default=None):
+        key = self.resolve(name)
+        return default if key is None else dict.__getitem__(self, key)
+
+
+# ----------------------------------------------------------------------------------------------
 # FEMesh
 # ----------------------------------------------------------------------------------------------
 class FEMesh:
@@ -222,8 +288,8 @@ class FEMesh:
             a.flags.writeable = False
         self.points: np.ndarray = points
         self.cells: dict[str, np.ndarray] = conn
-        self.cell_sets: dict[str, dict[str, np.ndarray]] = cell_sets
-        self.node_sets: dict[str, np.ndarray] = sets
+        self.cell_sets: SetTable = SetTable("cell set", cell_sets)
+        self.node_sets: SetTable = SetTable("node set", sets)
         self.source_ids: np.ndarray = source
 
     @staticmethod
@@ -281,14 +347,14 @@ class FEMesh:
         return SUPPORTED_CELLS[cell_type]
 
     def node_set(self, name: str) -> np.ndarray:
-        """Sorted node ids of a named node set."""
+        """Sorted node ids of a named node set (name case-insensitive, as in Abaqus)."""
         if name not in self.node_sets:
             raise MeshError(f"no node set {name!r}; available node sets: "
                             f"{', '.join(sorted(self.node_sets)) or 'none'}")
         return self.node_sets[name]
 
     def cell_set(self, name: str) -> dict[str, np.ndarray]:
-        """Cell type -> sorted indices into ``cells[type]`` of a named cell set."""
+        """Cell type -> sorted indices into ``cells[type]`` of a named cell set (name case-insensitive)."""
         if name not in self.cell_sets:
             hint = f" ({name!r} is a node set)" if name in self.node_sets else ""
             raise MeshError(f"no cell set {name!r}{hint}; available cell sets: "
@@ -299,10 +365,14 @@ class FEMesh:
         """Store node ids under ``name`` (sorted, unique) and return them."""
         if not isinstance(name, str) or not name:
             raise MeshError(f"node set name must be a non-empty string, got {name!r}")
-        if name in self.node_sets and not replace:
-            raise MeshError(f"node set {name!r} exists already; pass replace=True to overwrite it")
+        existing = self.node_sets.resolve(name)
+        if existing is not None and not replace:
+            raise MeshError(f"node set {name!r} exists already (as {existing!r}; set names are "
+                            "case-insensitive); pass replace=True to overwrite it")
         checked = _as_ids(ids, self.n_nodes, f"node set {name!r}")
         checked.flags.writeable = False
+        if existing is not None:
+            del self.node_sets[existing]
         self.node_sets[name] = checked
         return checked
 
@@ -348,16 +418,68 @@ def read_mesh(path: str | Path, *, ignore_unsupported: bool = False, strict: boo
     docs/theory-mesh.md for the rules.
     """
     path = Path(path)
-    raw = _read_raw(path, file_format)
+    raw, abaqus_types = _read_raw(path, file_format)
+    _warn_formulation_traps(path, abaqus_types)
     try:
         return from_meshio(raw, ignore_unsupported=ignore_unsupported, strict=strict,
                            merge_duplicates=merge_duplicates, element_dims=element_dims)
     except MeshError as exc:
-        raise MeshError(f"{path}: {exc}") from None
+        read_as = ", ".join(f"{t} (read as {_abaqus_cell_type(t)})" for t in abaqus_types)
+        note = f"; Abaqus element types in the file: {read_as}" if read_as else ""
+        raise MeshError(f"{path}: {exc}{note}") from None
 
 
-def _read_raw(path: Path, file_format: str | None) -> meshio.Mesh:
-    """Read ``path`` with the meshio reader(s) of its format, errors collected per format.
+def _abaqus_cell_type(abaqus_type: str) -> str:
+    """meshio cell type of an Abaqus element type (ours first), or '?' when none reads it."""
+    return ABAQUS_EXTRA_TYPES.get(abaqus_type) or _meshio_abaqus.abaqus_to_meshio_type.get(abaqus_type, "?")
+
+
+def _abaqus_element_blocks(path: Path) -> list[tuple[str, str | None]]:
+    """``(TYPE, ELSET or None)`` of each ``*ELEMENT`` line of an Abaqus input file, in file order."""
+    blocks: list[tuple[str, str | None]] = []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if not line.startswith("*") or line.startswith("**"):
+                continue
+            keyword, _, params = line.partition(",")
+            if keyword.lstrip("*").strip().upper() != "ELEMENT":
+                continue
+            values = {key.strip().upper(): value.strip() for key, _, value in
+                      (param.partition("=") for param in params.split(","))}
+            blocks.append((values.get("TYPE", "").upper(), values.get("ELSET") or None))
+    return blocks
+
+
+def _read_abaqus(path: Path) -> tuple[meshio.Mesh, list[str]]:
+    """meshio's Abaqus reader, also knowing ``ABAQUS_EXTRA_TYPES``, and the file's element types.
+
+    meshio attaches the ``ELSET=`` of an ``*ELEMENT`` line to the k-th block when it is the k-th
+    such ELSET, i.e. to the wrong block once an earlier block has none (Gmsh's unnamed edges);
+    those sets are rebuilt here from the file's block order.
+    """
+    blocks = _abaqus_element_blocks(path)
+    with mock.patch.dict(_meshio_abaqus.abaqus_to_meshio_type, ABAQUS_EXTRA_TYPES):
+        raw = _meshio_abaqus.read(str(path))
+    if len(blocks) == len(raw.cells):          # not when *INCLUDE files added blocks
+        for name in {elset for _, elset in blocks if elset}:
+            raw.cell_sets[name] = [np.arange(len(cb)) if elset == name else np.zeros(0, dtype=np.int64)
+                                   for cb, (_, elset) in zip(raw.cells, blocks)]
+    return raw, list(dict.fromkeys(t for t, _ in blocks))
+
+
+def _warn_formulation_traps(path: Path, abaqus_types: list[str]) -> None:
+    """One ``MeshWarning`` per element type in ``ABAQUS_FORMULATION_TRAPS``."""
+    for t in abaqus_types:
+        if t in ABAQUS_FORMULATION_TRAPS:
+            formulation, consequence = ABAQUS_FORMULATION_TRAPS[t]
+            warnings.warn(f"{path}: Abaqus element type {t} ({formulation}) is read as flexmb's fully "
+                          f"integrated {_abaqus_cell_type(t)}, not as {t}: {consequence}; refine through "
+                          "the thickness or use C3D20 / C3D10 elements", MeshWarning, stacklevel=3)
+
+
+def _read_raw(path: Path, file_format: str | None) -> tuple[meshio.Mesh, list[str]]:
+    """Read ``path`` with the meshio reader(s) of its format, errors collected per format;
+    also the Abaqus element types of an Abaqus file (else an empty list).
 
     meshio.read itself prints failed attempts and calls sys.exit() when no reader
     succeeds, so the readers are called directly.
@@ -373,7 +495,9 @@ def _read_raw(path: Path, file_format: str | None) -> meshio.Mesh:
     failures = []
     for fmt in formats:
         try:
-            return _MESHIO_READERS[fmt](str(path))
+            if fmt == "abaqus":
+                return _read_abaqus(path)
+            return _MESHIO_READERS[fmt](str(path)), []
         except Exception as exc:  # meshio readers raise ReadError, ValueError, KeyError ...
             failures.append(f"as {fmt}: {type(exc).__name__}" + (f": {exc}" if str(exc) else ""))
     raise MeshError(f"meshio cannot read {path} " + "; ".join(failures))
@@ -392,9 +516,13 @@ def from_meshio(raw: meshio.Mesh, *, ignore_unsupported: bool = False, strict: b
     usable = _drop_unsupported(blocks, is_elem, ignore_unsupported)
     is_elem = [e and u for e, u in zip(is_elem, usable)]
     cells, slots = _gather_cells(blocks, is_elem)
-    cell_sets, node_sets = _resolve_sets(_named_block_sets(raw, blocks), blocks, slots, usable)
-    for name, ids in raw.point_sets.items():
-        node_sets[name] = np.asarray(ids).ravel()
+    named = _named_block_sets(raw, blocks)
+    _note_unused_blocks(blocks, dims, named)
+    cell_sets, derived = _resolve_sets(named, blocks, slots, usable)
+    explicit = {name: np.asarray(ids).ravel() for name, ids in raw.point_sets.items()}
+    folded = {name.casefold() for name in explicit}
+    node_sets = {name: ids for name, ids in derived.items() if name.casefold() not in folded}
+    node_sets.update(explicit)              # an explicit node set wins over a derived one (§5)
     return FEMesh(raw.points, cells, cell_sets, node_sets, strict=strict,
                   merge_duplicates=merge_duplicates)
 
@@ -436,6 +564,19 @@ def _drop_unsupported(blocks: list, is_elem: list[bool], ignore: bool) -> list[b
                         f"{', '.join(SUPPORTED_CELLS)}; pass ignore_unsupported=True to drop them")
     warnings.warn(f"ignored unsupported cells: {_block_summary(bad)}", MeshWarning, stacklevel=4)
     return [not (e and b.type not in SUPPORTED_CELLS) for b, e in zip(blocks, is_elem)]
+
+
+def _note_unused_blocks(blocks: list, dims: set[int], named: dict) -> None:
+    """``MeshWarning`` for lower-dimensional blocks that are neither elements nor in a named set.
+
+    Such blocks (e.g. the unnamed boundary faces and edges Gmsh exports with a solid mesh) are
+    not part of the model; the note says they were ignored (docs/theory-mesh.md §3).
+    """
+    in_set = [any(parts[k].size for parts in named.values()) for k in range(len(blocks))]
+    unused = [b for b, s in zip(blocks, in_set) if b.dim not in dims and not s and b.dim > 0]
+    if unused:
+        warnings.warn(f"ignored cell blocks that are not part of the model (lower-dimensional, in no "
+                      f"named set): {_block_summary(unused)}", MeshWarning, stacklevel=4)
 
 
 def _gather_cells(blocks: list, is_elem: list[bool]) -> tuple[dict, dict]:

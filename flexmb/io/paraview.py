@@ -19,10 +19,15 @@ Voigt order (xx, yy, zz, yz, xz, xy) are stored in the order each format defines
 tensors (VTK: xx, yy, zz, xy, yz, xz; XDMF Tensor6: xx, xy, xz, yy, yz, zz), because ParaView
 reads every 6-component array in that order.
 
-Interrupt safety: each .vtu and the .pvd are written to a temporary name and renamed, and the
-.pvd and .xdmf indexes are rewritten after every step (the HDF5 file is flushed), so a run that
-dies keeps every completed step readable. A new series removes the step files of an older
-series with the same name.
+Interrupt safety: each .vtu and the .pvd are written to a temporary name and renamed. A
+``TimeSeriesWriter`` that streams a running simulation rewrites the .pvd and .xdmf indexes after
+every step (the HDF5 file is flushed), so a run that dies keeps every completed step readable;
+``write_time_series``, which has the whole series, writes each index once at the end, so its cost
+is linear in the number of steps (rewriting grows as the square). A new series removes the step
+files of an older series with the same name.
+
+The whole mechanism (every body, joint and contact in one file) is written as transient VTKHDF
+by flexmb.io.mechanism (``Result.export_paraview(path)``).
 """
 from __future__ import annotations
 
@@ -284,14 +289,17 @@ class TimeSeriesWriter:
         filters see the right tensor. Other fields are stored as given; XDMF refuses other
         6-component fields (it would read them as tensors).
 
-    The .pvd and .xdmf are complete after every ``write``, so an interrupted run keeps the
-    steps written so far; ``close`` (or leaving the ``with`` block) closes the HDF5 file.
+    index_every_step : rewrite the .pvd and .xdmf after every ``write`` (default), so that an
+        interrupted run keeps the steps written so far; False writes them once, at ``close``
+        (cost linear in the number of steps). ``close`` (or leaving the ``with`` block) writes the
+        indexes and closes the HDF5 file.
     """
 
     def __init__(self, path: str | os.PathLike, points: ArrayLike | None, cells: CellsLike,
                  fmt: str | Iterable[str] = FORMATS, *, xdmf_data: str = "auto",
-                 voigt: Iterable[str] = ()):
+                 voigt: Iterable[str] = (), index_every_step: bool = True):
         self.formats = _as_formats(fmt)
+        self.index_every_step = bool(index_every_step)
         self.voigt = _as_names(voigt)
         self.points, self.blocks = _as_mesh(points, cells)
         self.sizes = [len(c) for _, c in self.blocks]
@@ -381,10 +389,11 @@ class TimeSeriesWriter:
         if self._xdmf is not None:
             cell_data = {k: np.split(v, cuts) for k, v in self._ordered(cd, XDMF_FROM_VOIGT).items()}
             self._xdmf.write_data(t, point_data=self._ordered(pd, XDMF_FROM_VOIGT), cell_data=cell_data)
-            self._xdmf.flush()
+            if self.index_every_step:
+                self._xdmf.flush()
         self.times.append(t)
         self.n_steps += 1
-        if "vtu" in self.formats:
+        if "vtu" in self.formats and self.index_every_step:
             self._write_pvd()
 
     def _write_pvd(self) -> None:
@@ -400,6 +409,8 @@ class TimeSeriesWriter:
 
     def close(self) -> None:
         """Write the indexes a last time and close the HDF5 file (idempotent)."""
+        if not self._closed and "vtu" in self.formats:
+            self._write_pvd()
         if not self._closed and self._xdmf is not None:
             self._xdmf.close()
         self._closed = True
@@ -464,7 +475,7 @@ def write_time_series(path: str | os.PathLike, points: ArrayLike | None, cells: 
     rules = ("xdmf" in formats, _as_names(voigt))
     pd = _point_fields(point_data, len(ref), *args, *rules)
     cd = _cell_fields(cell_data, sizes, *args, *rules)
-    with TimeSeriesWriter(path, ref, blocks, formats, xdmf_data=xdmf_data, voigt=voigt) as w:
+    with TimeSeriesWriter(path, ref, blocks, formats, xdmf_data=xdmf_data, voigt=voigt, index_every_step=False) as w:
         for k in range(len(t)):
             w._write(float(t[k]), x[k], {n: a[k] for n, a in pd.items()}, {n: a[k] for n, a in cd.items()})
     return dict(w.files)

@@ -148,13 +148,17 @@ class ModeSet:
         fixed_dofs: dofs of the FE model held while the modes were computed (sorted ids), or None
             when unknown (sets not made by this package: then taken as none unless ``info``
             counts some, docs/theory-stiffening.md §2.3).
+        cells: the mesh cells, meshio cell type -> (n_e, nodes per cell) node ids, or None (then
+            ``model.mesh.cells`` when a model is attached); saved with the set, so that a body made
+            from a saved set can be drawn (ParaView export).
     """
 
     def __init__(self, phi: np.ndarray, nodes: np.ndarray, dofs_per_node: int, M: np.ndarray, K: np.ndarray,
                  interfaces: dict[str, Interface] | None = None, stress_modes: np.ndarray | None = None, *,
                  kind: str = "modes", reference: str | None = None, info: dict | None = None,
                  invariants: Invariants | None = None, model: Any = None,
-                 stiffening: StiffeningMatrices | None = None, fixed_dofs: np.ndarray | None = None) -> None:
+                 stiffening: StiffeningMatrices | None = None, fixed_dofs: np.ndarray | None = None,
+                 cells: dict[str, np.ndarray] | None = None) -> None:
         self.phi = np.asarray(phi, dtype=float)
         self.nodes = np.asarray(nodes, dtype=float)
         self.dofs_per_node = int(dofs_per_node)
@@ -166,6 +170,9 @@ class ModeSet:
         self.model = model
         self._invariants = invariants
         self.fixed_dofs = None if fixed_dofs is None else np.asarray(fixed_dofs, dtype=np.int64).ravel()
+        if cells is None and model is not None:
+            cells = model.mesh.cells
+        self.cells = None if cells is None else {str(k): np.asarray(v, dtype=np.int64) for k, v in cells.items()}
         self._stiffening: StiffeningMatrices | None = None
         self._check()
         if stiffening is not None:
@@ -186,6 +193,10 @@ class ModeSet:
         if self.stress_modes is not None and self.stress_modes.shape != (self.nodes.shape[0], 6, m):
             raise ModelError(f"stress modes must have shape ({self.nodes.shape[0]}, 6, {m}), "
                              f"got {self.stress_modes.shape}")
+        for cell_type, conn in (self.cells or {}).items():
+            if conn.ndim != 2 or (conn.size and (conn.min() < 0 or conn.max() >= self.nodes.shape[0])):
+                raise ModelError(f"mesh cells {cell_type!r}: connectivity of shape {conn.shape} must be (n_e, "
+                                 f"nodes per cell) ids of the {self.nodes.shape[0]} nodes")
 
     def __repr__(self) -> str:
         f = self.frequencies_hz
@@ -258,7 +269,7 @@ class ModeSet:
         inv = self._invariants.transformed(V) if self._invariants is not None else None
         stiff = self._stiffening.transformed(V) if self._stiffening is not None else None
         args = dict(kind=self.kind, reference=self.reference, info=self.info, invariants=inv, model=self.model,
-                    stiffening=stiff, fixed_dofs=self.fixed_dofs)
+                    stiffening=stiff, fixed_dofs=self.fixed_dofs, cells=self.cells)
         args.update(changes)
         return ModeSet(self.phi @ V, self.nodes, self.dofs_per_node, V.T @ self.M @ V, V.T @ self.K @ V,
                        {k: i.transformed(V) for k, i in self.interfaces.items()},
@@ -313,6 +324,9 @@ class ModeSet:
             arrays.update({f"invariants_{k}": v for k, v in self.invariants.arrays().items()})
         if self.fixed_dofs is not None:
             arrays["fixed_dofs"] = self.fixed_dofs
+        if self.cells is not None:
+            header["cells"] = list(self.cells)
+            arrays.update({f"cells{k}": conn for k, conn in enumerate(self.cells.values())})
         if stiffening and (self._stiffening is not None or self.model is not None):
             header["stiffening"] = list(self.stiffening.interfaces)
             arrays["stiffening_inertial"] = self.stiffening.inertial
@@ -323,7 +337,8 @@ class ModeSet:
 
     @classmethod
     def load(cls, path: str | Path) -> "ModeSet":
-        """Read a set written by :meth:`save` (no FE model attached)."""
+        """Read a set written by :meth:`save` (no FE model attached; the mesh cells when the file
+        holds them -- files written before they were saved load without)."""
         try:
             with np.load(path, allow_pickle=False) as data:
                 return cls._from_arrays(data)
@@ -354,4 +369,5 @@ class ModeSet:
                    data["stress_modes"] if "stress_modes" in files else None, kind=header["kind"],
                    reference=header["reference"], info=header["info"],
                    invariants=Invariants.from_arrays(inv) if inv else None, stiffening=stiff,
-                   fixed_dofs=data["fixed_dofs"] if "fixed_dofs" in files else None)
+                   fixed_dofs=data["fixed_dofs"] if "fixed_dofs" in files else None,
+                   cells={t: data[f"cells{k}"] for k, t in enumerate(header["cells"])} if "cells" in header else None)

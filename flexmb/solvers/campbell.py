@@ -57,8 +57,9 @@ class CampbellDiagram:
         return "\n".join([head] + rows)
 
     def plot(self, path=None, ax=None, label: str = "", **style):
-        """Frequencies vs speed (matplotlib); saved to ``path`` when given. Returns the axes."""
-        import matplotlib
+        """Frequencies vs speed (matplotlib, extra ``plots``); saved to ``path`` when given. Returns the axes."""
+        from .._optional import require
+        matplotlib = require("matplotlib", "plots", "CampbellDiagram.plot")
         if ax is None:
             matplotlib.use("Agg")
             import matplotlib.pyplot as plt

@@ -115,5 +115,6 @@ def check_options(o: Mapping[str, Any]) -> None:
         _count(key, o[key])
     for key in ("adaptive", "velocity_projection", "energy"):
         _flag(key, o[key])
-    if o["progress"] is not None and not callable(o["progress"]):
-        _refuse("progress", o["progress"], "None or a callable progress(t, t_end)")
+    progress = o["progress"]
+    if not (progress is None or isinstance(progress, (bool, np.bool_)) or callable(progress)):
+        _refuse("progress", progress, "None (automatic), True, False or a callable progress(t, t_end)")

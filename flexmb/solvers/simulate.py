@@ -15,6 +15,7 @@ from .generalized_alpha import (AlphaParameters, AlphaStepper, ErrorScale, Newto
 from .initial import consistent_start, project_velocities
 from .linalg import single_blas_thread_for_small_systems
 from .options import METHODS, check_options
+from .progress import ProgressOption, RunProgress
 from .watch import EnergyWatch, StallWatch, energy_sample_every, stall_floor
 
 __all__ = ["simulate", "METHODS"]
@@ -53,7 +54,8 @@ class _History:
             self.writer.append(**row)
 
     def result(self, system, stats, message, redundant, prefix=None) -> Result:
-        arrays = {k: (stack_rows(v, self.asm.history().size) if k == "history" else np.array(v))
+        n = min(map(len, self.rows.values()))     # a Ctrl-C inside add() leaves a row half appended
+        arrays = {k: (stack_rows(v[:n], self.asm.history().size) if k == "history" else np.array(v[:n]))
                   for k, v in self.rows.items()}
         if prefix is not None:
             arrays = {k: stack_rows([*prefix[k], *arrays[k]]) if k == "history" else
@@ -68,7 +70,7 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
              h_min: float | None = None, h_max: float | None = None, newton_tol: float = 1e-8,
              max_newton: int = 15, velocity_projection: bool = False, redundant: str = "remove",
              save_every: int = 1, output=None, chunk_steps: int = 1000, resume: bool = False,
-             energy: bool = True, progress=None, h_contact: float | None = None,
+             energy: bool = True, progress: ProgressOption = None, h_contact: float | None = None,
              contact_tol: float = 1e-9) -> Result:
     """Integrate the equations of motion of ``system`` from ``t_start`` to ``t_end`` (s).
 
@@ -94,6 +96,12 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
     cut back to the interpolated moment of touch (docs/theory-contact.md §4), and
     while any pair penetrates the step is at most ``h_contact`` (s), so that each
     contact is resolved by enough steps.
+    ``progress``: True shows a bar on stderr (tqdm: simulated time, steps per second, ETA), False
+    nothing; None (default) shows it when stderr is a terminal and the run is predicted to take more
+    than a few seconds (flexmb/solvers/progress.py); a callable ``progress(t, t_end)`` is called after
+    every accepted step with the time reached (s) and may raise to stop the run.
+    Ctrl-C (KeyboardInterrupt), and any flexmb error during the run, propagates with the states
+    computed so far attached as ``exc.result`` (a Result; docs/guide.md, "Progress and Ctrl-C").
     """
     check_options(locals())          # every keyword, before anything runs (flexmb/solvers/options.py)
     asm = system.compile()
@@ -166,6 +174,7 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
     step_count = int(state["step_count"]) if state is not None else 0     # keeps save_every aligned on resume
     cuts = 0
     aim_min = 0.05 * (h_contact if h_contact is not None else h_nominal)   # shortest step aimed at a touch
+    reporter = RunProgress(progress, t_start, s.t, t_end, step_count)
     try:
         while s.t < t_end - 1e-12 * max(1.0, abs(t_end)):
             h_try = min(h, h_max, t_end - s.t)
@@ -242,8 +251,8 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
                     energy_watch.check(s.q, s.v, s.t, w_nc + w_drv, h_try, s.t - t_start)
             if writer is not None:      # every chunk_steps saved rows, and at least every FLUSH_SECONDS
                 writer.maybe_flush(snapshot)
-            if progress is not None:
-                progress(s.t, t_end)
+            if step_count >= reporter.next_step:       # one comparison per step (flexmb/solvers/progress.py)
+                reporter.report(s.t, step_count)
     except ConvergenceError as exc:
         if writer is not None:
             writer.flush(snapshot())
@@ -251,11 +260,16 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
         exc.result = history.result(system, stats, str(exc), redundant_rows, prefix)
         raise
     except BaseException as exc:
-        if isinstance(exc, FlexmbError):      # singular configuration, instability, a failing user function
-            exc.result = history.result(system, stats, str(exc), redundant_rows, prefix)
+        # singular configuration, instability, a failing user function, Ctrl-C: the states so far as exc.result
+        if isinstance(exc, (FlexmbError, KeyboardInterrupt)):
+            stats.update(_stats(stepper, wall0))
+            message = str(exc) if isinstance(exc, FlexmbError) else f"interrupted (Ctrl-C) at t = {s.t:.6g} s"
+            exc.result = history.result(system, stats, message, redundant_rows, prefix)
         if writer is not None:   # KeyboardInterrupt or any other error: keep what was computed
             writer.flush(snapshot())
         raise
+    finally:
+        reporter.close(s.t, step_count)
     if writer is not None:
         writer.flush(snapshot())
     stats.update(_stats(stepper, wall0))

@@ -190,10 +190,8 @@ def _identity(address: str, timeout: float):
 
 
 def _dask_client(executor, timeout: float):
-    try:
-        import distributed
-    except ImportError:
-        raise StudyError("a Dask executor needs the 'distributed' package: pip install 'dask[distributed]'") from None
+    from .._optional import require
+    distributed = require("distributed", "studies", "a Dask executor of a Study")
     if isinstance(executor, distributed.Client):
         return executor, False
     address = getattr(executor, "scheduler_address", executor)
@@ -210,8 +208,8 @@ def _dask_client(executor, timeout: float):
 
 
 def _run_dask(study, pending, on_row, executor, timeout):
+    client, own = _dask_client(executor, timeout)      # refuses a missing 'distributed' by its extra
     import distributed
-    client, own = _dask_client(executor, timeout)
     inflight: dict = {}
     try:
         try:

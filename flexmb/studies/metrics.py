@@ -14,10 +14,11 @@ import numpy as np
 
 from .. import rotations as rot
 from ..errors import ModelError
+from .cfc import cfc_filter
 from .hic import HICResult, hic_exact
 
 __all__ = ["STANDARD_GRAVITY", "peak", "duration", "contact_duration", "max_penetration", "gap_to_plane",
-           "energy_absorbed", "point_acceleration", "peak_acceleration_g", "hic", "HICResult",
+           "energy_absorbed", "point_acceleration", "peak_acceleration_g", "hic", "HICResult", "cfc_filter",
            "user_force_history", "PeakAccelerationG", "HIC", "EnergyAbsorbed", "MaxPenetration"]
 
 #: standard gravity (m/s^2) that converts accelerations to g (CGPM 1901; ISO 80000-3)
@@ -152,19 +153,23 @@ def point_acceleration(result, body, local_point=(0.0, 0.0, 0.0), node: int | No
 
 
 def peak_acceleration_g(result, body, local_point=(0.0, 0.0, 0.0), node: int | None = None,
-                        accelerometer: bool = False, g: float = STANDARD_GRAVITY) -> float:
+                        accelerometer: bool = False, g: float = STANDARD_GRAVITY, cfc: int | None = None) -> float:
     """Peak magnitude of a body point's acceleration in g (``|a| / g``, g = 9.80665 m/s^2).
     ``accelerometer=True`` gives what an accelerometer there reads: ``a - gravity`` of the
-    system (the kinematic acceleration otherwise)."""
+    system (the kinematic acceleration otherwise). ``cfc`` (60, 180, 600 or 1000) filters the
+    three components with the SAE J211-1 channel frequency class first (flexmb/studies/cfc.py);
+    the result must then be saved at a fixed output step."""
     a = point_acceleration(result, body, local_point, node)
     if accelerometer and result.system is not None:
         a = a - np.asarray(result.system.gravity, dtype=float)
+    if cfc is not None:
+        a = cfc_filter(result.t, a, cfc)
     return peak(a) / float(g)
 
 
 # -- Head Injury Criterion ---------------------------------------------------------------------
 
-def hic(t, a_g, window: float = 0.015, continuous: bool = True) -> HICResult:
+def hic(t, a_g, window: float = 0.015, continuous: bool = True, cfc: int | None = None) -> HICResult:
     """Head Injury Criterion of a resultant acceleration ``a_g`` in g (an (n, 3) array
     counts by row magnitude) sampled at times ``t`` (s)::
 
@@ -182,7 +187,14 @@ def hic(t, a_g, window: float = 0.015, continuous: bool = True) -> HICResult:
     ``continuous=False`` keeps end points at samples (the test-laboratory convention for
     data sampled at 10 kHz or more). Both scan the pairs lag by lag, vectorized: O(n w)
     for w samples per window. Intervals with a non-positive mean count zero.
+
+    ``cfc`` (60, 180, 600 or 1000 Hz) first filters ``a_g`` -- each component of an (n, 3)
+    array, before the resultant is taken -- with the SAE J211-1 channel frequency class
+    (flexmb/studies/cfc.py; head accelerations: CFC 1000, J211-1 Table 1); ``t`` must then be
+    uniformly spaced.
     """
+    if cfc is not None:
+        a_g = cfc_filter(t, a_g, cfc)
     a = _series(a_g, "hic")
     t = _times(t, a.size, "hic")
     if not np.all(np.isfinite(a)):
@@ -219,27 +231,30 @@ class PeakAccelerationG:
     """Study metric: peak acceleration of a body point in g (:func:`peak_acceleration_g`)."""
 
     def __init__(self, body: str, local_point=(0.0, 0.0, 0.0), node: int | None = None,
-                 accelerometer: bool = False):
+                 accelerometer: bool = False, cfc: int | None = None):
         self.body, self.local_point, self.node, self.accelerometer = body, tuple(local_point), node, accelerometer
+        self.cfc = cfc
 
     def __call__(self, result, system=None, params=None) -> float:
-        return peak_acceleration_g(result, self.body, self.local_point, self.node, self.accelerometer)
+        return peak_acceleration_g(result, self.body, self.local_point, self.node, self.accelerometer,
+                                   cfc=self.cfc)
 
 
 class HIC:
     """Study metric: ``(value, t1, t2)`` of the HIC of a body point's acceleration, for a
-    tuple of three column names: ``{("hic15", "hic15_t1", "hic15_t2"): HIC("head")}``."""
+    tuple of three column names: ``{("hic15", "hic15_t1", "hic15_t2"): HIC("head")}``.
+    ``cfc`` filters the acceleration components first (:func:`hic`)."""
 
     def __init__(self, body: str, local_point=(0.0, 0.0, 0.0), window: float = 0.015, node: int | None = None,
-                 accelerometer: bool = False, continuous: bool = True):
+                 accelerometer: bool = False, continuous: bool = True, cfc: int | None = None):
         self.body, self.local_point, self.window, self.node = body, tuple(local_point), window, node
-        self.accelerometer, self.continuous = accelerometer, continuous
+        self.accelerometer, self.continuous, self.cfc = accelerometer, continuous, cfc
 
     def __call__(self, result, system=None, params=None) -> HICResult:
         a = point_acceleration(result, self.body, self.local_point, self.node)
         if self.accelerometer and result.system is not None:
             a = a - np.asarray(result.system.gravity, dtype=float)
-        return hic(result.t, np.linalg.norm(a, axis=1) / STANDARD_GRAVITY, self.window, self.continuous)
+        return hic(result.t, a / STANDARD_GRAVITY, self.window, self.continuous, cfc=self.cfc)
 
 
 class EnergyAbsorbed:

@@ -10,6 +10,7 @@ cases with their error, and skips recorded cases when run again in the same dire
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import math
@@ -85,7 +86,7 @@ def _unpack(built, run: dict, index: int):
     if "t_end" not in settings:
         raise ModelError("no t_end for the simulation: give Study(..., run=dict(t_end=..., h=...)) or "
                          "return (system, dict(t_end=..., h=...)) from build")
-    bad = sorted(set(settings) - _SIMULATE_KEYS)
+    bad = sorted(set(settings) - _simulate_keys())
     if bad:
         raise ModelError(f"run settings {bad} are not keywords of flexmb.simulate")
     return built, settings
@@ -110,7 +111,7 @@ def run_case(task: _Task, index: int, params: dict) -> dict:
         system, settings = _unpack(task.build(dict(params)), task.run, index)
         where = "simulate"
         try:
-            result = simulate(system, **settings)
+            result = simulate(system, **{"progress": False, **settings})   # the study's bar counts cases
         except Exception as exc:
             result = getattr(exc, "result", None)      # partial results of solver failures
             raise
@@ -138,12 +139,11 @@ def run_case(task: _Task, index: int, params: dict) -> dict:
     return row
 
 
+@functools.cache
 def _simulate_keys() -> frozenset:
+    """The keywords of flexmb.simulate (read on first use: the solvers import scipy)."""
     from ..solvers.simulate import simulate
     return frozenset(p for p in inspect.signature(simulate).parameters if p != "system")
-
-
-_SIMULATE_KEYS = _simulate_keys()
 
 
 # -- the study ---------------------------------------------------------------------------------
@@ -190,10 +190,10 @@ class Study:
                 raise ModelError(f"Study: metric {key!r} is not callable: {fn!r}")
             self.metrics.append((tuple(names), fn))
         self.run_settings = dict(run or {})
-        bad = sorted(set(self.run_settings) - _SIMULATE_KEYS)
+        bad = sorted(set(self.run_settings) - _simulate_keys())
         if bad:
             raise ModelError(f"Study: run settings {bad} are not keywords of flexmb.simulate "
-                             f"(known: {sorted(_SIMULATE_KEYS)})")
+                             f"(known: {sorted(_simulate_keys())})")
         self.partial_metrics = bool(partial_metrics)
         self.name = name or getattr(build, "__name__", "study")
         cols = list(LEAD_COLUMNS) + list(self.parameters.names) + list(self.metric_columns) + list(STATUS_COLUMNS)

@@ -1,0 +1,1 @@
+"""Small runnable examples (``python -m verification.examples.<name>``)."""
