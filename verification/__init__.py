@@ -11,5 +11,7 @@ SUITES = {
     "crank-rocker": "verification.crank_rocker",
     "slider-crank": "verification.slider_crank",
     "impact": "verification.impact",
+    "train-crash": "verification.train_crash",
+    "classics": "verification.classics",
 }
-DEFAULT_SUITES = ["rigid", "fem", "rotating-beam", "crank-rocker", "slider-crank", "impact"]
+DEFAULT_SUITES = list(SUITES)

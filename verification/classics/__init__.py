@@ -1,0 +1,7 @@
+"""Suite ``classics``: textbook multibody problems of seed 001 (Schwab & van der Linde, *Multibody
+Dynamics B*) against their Lagrange closed forms and independent integrations of the Lagrange
+equations (issue 12, item 5; crane.py lists sources, data choices and tolerances).
+"""
+from .crane import CASES
+
+__all__ = ["CASES"]
