@@ -198,7 +198,7 @@ class Result:
                         every: int = 1, fmt: str | Sequence[str] | None = None) -> dict[str, Path]:
         """Write the mechanism over time for ParaView (docs/guide-output.md); return the files written.
 
-        ``body`` None (default): every body of the system, its joints and its sphere/clearance contacts,
+        ``body`` None (default): every body of the system, its joints and its contacts,
         one named block each, in one transient VTKHDF file ``path`` (``.vtkhdf`` added when it has no
         suffix; flexmb/io/mechanism.py lists the blocks and fields): flexible bodies as their deformed
         meshes, rigid bodies as their ``geometry`` or the box of equivalent inertia, joints and contact
@@ -265,9 +265,46 @@ class Result:
         group = next((g for g in (asm.contacts if asm else []) if contact in getattr(g, "contacts", [])), None)
         if group is None:
             raise ModelError(f"{getattr(contact, 'name', contact)!r} is not a sphere or clearance contact of the "
-                             "simulated system")
+                             "simulated system (mesh, node and sphere-cloud contacts: Result.contact_forces)")
         k = group.contacts.index(contact)
         return self._replay(asm, lambda q, v: group.normal_forces(*extend(q, v))[k])
+
+    def contact_forces(self, contact) -> tuple[np.ndarray, np.ndarray]:
+        """Contact point (m) and total contact force (N) on each contactor of a sphere-mesh, node-mesh,
+        node-plane or sphere-cloud contact (flexmb.contact.mesh) at every saved time, global, (nt, n, 3)
+        each; the contactors are the element's sphere, its spheres in order, or its nodes in the order of
+        ``contact.nodes``.
+
+        The force sums every contact force on the contactor (zero when apart; the ``contactor_forces`` of
+        the element's contact groups, flexmb/contact/mesh.py). The point is a node's position, or a
+        sphere's centre minus its radius along the force -- the contact normal of a single touch, the
+        resultant's direction for several -- and the centre when no force acts. Each saved state is
+        evaluated with the history saved with it, as in :meth:`contact_force`."""
+        from .contact.mesh import SphereCloudContact, SphereMeshContact
+        from .joints.kernels import extend
+        asm = self._model("contact_forces")
+        parts = [(g, np.flatnonzero(g.owner == k)) for g in asm.contacts
+                 for k, element in enumerate(getattr(g, "elements", ())) if element is contact]
+        if not parts:
+            raise ModelError(f"{getattr(contact, 'name', contact)!r} is not a mesh, node or sphere-cloud contact "
+                             "of the simulated system (sphere-plane, sphere-sphere, clearance: Result.contact_force)")
+
+        def centres_and_forces(q, v):
+            qe, ve = extend(q, v)
+            found = []                                  # a cloud's spheres: in its sphere and plane groups
+            for g, idx in parts:
+                centres, forces = g.contactor_forces(qe, ve)
+                found.append((centres[idx], forces[idx]))
+            return np.stack([found[0][0], sum(f for _, f in found)])
+
+        both = self._replay(asm, centres_and_forces)
+        points, forces = both[:, 0], both[:, 1]
+        if isinstance(contact, (SphereMeshContact, SphereCloudContact)):
+            radii = np.array([contact.radius]) if isinstance(contact, SphereMeshContact) else contact.radii
+            size = np.linalg.norm(forces, axis=-1, keepdims=True)
+            normal = np.divide(forces, size, out=np.zeros_like(forces), where=size > 0.0)
+            points = points - radii[:, None] * normal
+        return points, forces
 
     # -- constraints and energy ------------------------------------------
     def _model(self, accessor: str):
@@ -308,21 +345,21 @@ class Result:
 
     def _replay(self, asm, fn) -> np.ndarray:
         """``fn(q, v)`` at every saved state with the element history saved with it set on the
-        assembly (restored afterwards): exact for any ``save_every``."""
+        assembly (restored afterwards), stacked (nt, ...): exact for any ``save_every``."""
         if asm.stateful and self.history.shape[1] == 0:
             raise ModelError(f"this result of system {self.system.name!r} has no element history (saved by an "
                              "older flexmb?); its stateful elements (springs' winding, crash elements, contacts) "
                              "cannot be evaluated")
         saved = asm.history()
         try:
-            out = np.empty(self.t.size)
+            out = []
             for i, (q, v) in enumerate(zip(self.q, self.v)):
                 if asm.stateful:
                     asm.set_history(self.history[i])
-                out[i] = fn(q, v)
+                out.append(fn(q, v))
         finally:
             asm.set_history(saved)
-        return out
+        return np.array(out, dtype=float)
 
     # -- persistence -----------------------------------------------------
     ARRAYS = ("t", "q", "v", "vd", "lam", "work_nc", "work_drivers", "history")

@@ -240,3 +240,136 @@ def test_solid_body_stress_in_vtk_tensor_order(tmp_path):
     stress = res.nodal_stress(bar)[-1]
     assert np.abs(stress).max() > 0.0
     np.testing.assert_allclose(_field(grid, "stress"), stress[:, [0, 1, 2, 5, 3, 4]], rtol=1e-12)
+
+
+# -- mesh, node and sphere-cloud contacts: one vertex per contactor ------------------------------------------
+BALL_R = 0.01
+FLOOR_LAW = LankaraniNikravesh(1e9, 0.7)
+
+
+def _ball_on_floor(mesh: bool):
+    """A 33 g ball of radius 1 cm falling on a fixed floor y = 0: the floor a two-triangle mesh
+    (SphereMeshContact) or a plane (SpherePlaneContact), as in tests/contact/test_mesh_contact.py."""
+    from flexmb.contact.mesh import SphereMeshContact, TriangleMesh
+    s = fm.System(gravity=(0, -9.81, 0))
+    floor = s.add(fm.RigidBody(1.0, (1, 1, 1), position=(0.0, -0.5, 0.0), name="floor"))
+    s.add(fm.Fixed(s.ground, floor, (0, -0.5, 0)))
+    c = (0.1, BALL_R + 1e-4, 0.2)
+    ball = s.add(fm.RigidBody(0.033, (1e-6,) * 3, position=c, velocity=(0.3, -1.0, 0.1), name="ball"))
+    if mesh:
+        # in the floor's axes (its centre 0.5 m below y = 0)
+        square = TriangleMesh([[-1, 0.5, -1], [1, 0.5, -1], [1, 0.5, 1], [-1, 0.5, 1]], [[0, 2, 1], [0, 3, 2]])
+        s.add(SphereMeshContact(floor, ball, mesh=square, center=c, radius=BALL_R, law=FLOOR_LAW, name="floor mesh"))
+    else:
+        s.add(fm.SpherePlaneContact(floor, ball, point=(0, 0, 0), normal=(0, 1, 0), center=c, radius=BALL_R,
+                                    law=FLOOR_LAW, name="floor plane"))
+    return s, ball
+
+
+def test_sphere_mesh_contact_point_and_force_equal_sphere_plane(tmp_path):
+    """A ball bouncing on a two-triangle floor: at every saved time the mesh contact's one vertex sits at
+    the touch point (the centre when apart) and carries the force of the same case run with
+    SpherePlaneContact (the two give the same penetration to 1e-15 m)."""
+    (plane, ball_p), (mesh, ball_m) = _ball_on_floor(False), _ball_on_floor(True)
+    r_plane = fm.simulate(plane, 1.5e-3, 2e-5, h_contact=2e-6)
+    r_mesh = fm.simulate(mesh, 1.5e-3, 2e-5, h_contact=2e-6)
+    normal_force = r_plane.contact_force(plane.forces[0])
+    touching = normal_force > 0.0
+    assert 0 < touching.sum() < touching.size and normal_force.max() > 100.0   # it touched and left
+    centre = r_mesh.position(ball_m)
+    touch_point = np.where(touching[:, None], centre - [0.0, BALL_R, 0.0], centre)
+    path_mesh = r_mesh.export_paraview(tmp_path / "mesh")["vtkhdf"]
+    path_plane = r_plane.export_paraview(tmp_path / "plane")["vtkhdf"]
+    # the forces of the two runs differ by their trajectories' round-off (1e-10 m in position)
+    scale = 1e-10 * normal_force.max()
+    for k, t in enumerate(r_mesh.t):
+        vertex = _read(path_mesh, t)["floor mesh (sphere-mesh contact)"]
+        marker = _read(path_plane, t)["floor plane (sphere-plane contact)"]
+        assert vertex.GetNumberOfPoints() == 1 and vertex.GetNumberOfCells() == 1
+        np.testing.assert_allclose(_points(vertex)[0], touch_point[k], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(_field(vertex, "contact_force")[0], _field(marker, "contact_force")[0],
+                                   rtol=0, atol=scale)
+        np.testing.assert_allclose(_field(vertex, "contact_force")[0], [0.0, normal_force[k], 0.0], rtol=0,
+                                   atol=scale)
+    with pytest.raises(ModelError, match=r"'floor mesh' is not a sphere or clearance contact .*Result\.contact_forces"):
+        r_mesh.contact_force(mesh.forces[0])
+    with pytest.raises(ModelError, match=r"'floor plane' is not a mesh, node or sphere-cloud contact"):
+        r_plane.contact_forces(plane.forces[0])
+
+
+def _cantilever(contact):
+    """A 1 m aluminium beam (6 nodes along x) swinging down about y from a pin at its root, with one
+    node contact ``contact(s, ground, beam)``."""
+    x = np.linspace(0.0, 1.0, 6)
+    mesh = fm.FEMesh(np.column_stack([x, 0 * x, 0 * x]), {"line": np.column_stack([np.arange(5), np.arange(1, 6)])},
+                     node_sets={"root": [0], "outer": [3, 4, 5]})
+    fe = fm.FEModel(mesh, fm.Material(E=70e9, nu=0.33, rho=2700.0), sections=fm.BeamSection.rectangle(0.02, 0.03))
+    s = fm.System(gravity=(0, 0, -9.81))
+    beam = s.add(fm.FlexibleBody(fm.craig_bampton(fe, {"root": "root"}, n_modes=3, reference="root"), name="arm"))
+    s.add(fm.Revolute(s.ground, beam.interface("root"), (0, 0, 0), (0, 1, 0), name="pin"))
+    element = s.add(contact(s.ground, beam))
+    return fm.simulate(s, 0.12, 2e-3, h_contact=2e-4), beam, element
+
+
+@pytest.mark.parametrize("kind", ["node-plane", "node-mesh"])
+def test_node_contact_block_one_vertex_per_node(kind, tmp_path):
+    """Nodes 3-5 of a swinging beam against a floor 5 cm below the pin (a plane, or a two-triangle mesh
+    under them): one vertex per node at the node's position at every time, zero force while apart, an
+    upward force on the nodes that touch."""
+    from flexmb.contact.mesh import NodeMeshContact, NodePlaneContact, TriangleMesh
+    law = LankaraniNikravesh(1e7, e=0.5)
+    if kind == "node-plane":
+        def contact(ground, beam):
+            return NodePlaneContact(ground, beam, nodes="outer", point=(0, 0, -0.05), normal=(0, 0, 1), law=law,
+                                    name="stop")
+    else:
+        floor = TriangleMesh([[0.3, -1, -0.05], [1.5, -1, -0.05], [1.5, 1, -0.05], [0.3, 1, -0.05]],
+                             [[0, 1, 2], [0, 2, 3]])
+
+        def contact(ground, beam):
+            return NodeMeshContact(ground, beam, nodes="outer", mesh=floor, law=law, name="stop")
+
+    res, beam, element = _cantilever(contact)
+    path = res.export_paraview(tmp_path / "stop")["vtkhdf"]
+    nodes = res.node_position(beam, [3, 4, 5])
+    _, forces = res.contact_forces(element)
+    apart = nodes[..., 2] > -0.05
+    assert apart[0].all() and not apart.all()                  # apart at the start, touching later
+    np.testing.assert_array_equal(forces[apart], 0.0)
+    assert np.all(forces[~apart][:, 2] > 0.0)
+    np.testing.assert_allclose(forces[..., :2], 0.0, atol=1e-9 * np.abs(forces).max())   # along the normal
+    for k in (0, len(res.t) // 2, len(res.t) - 1):
+        block = _read(path, res.t[k])[f"stop ({kind} contact)"]
+        assert block.GetNumberOfPoints() == 3 and block.GetNumberOfCells() == 3
+        # the contact is evaluated with the integrator's Euler parameters, node_position with them
+        # normalized (|p| - 1 ~ 1e-11 after 60 steps)
+        np.testing.assert_allclose(_points(block), nodes[k], rtol=0, atol=1e-10)
+        np.testing.assert_allclose(_field(block, "contact_force"), forces[k], rtol=0, atol=0)
+
+
+def test_sphere_cloud_forces_sum_over_pairs_and_planes(tmp_path):
+    """Two spheres of a cloud pressed into each other and into the floor, a third falling from above:
+    each sphere's vertex carries the sum of its sphere-sphere and sphere-plane forces, which is the
+    sphere's body's contact force ``m (a - g)`` of the run (the third: zero, at its centre)."""
+    from flexmb.contact.mesh import SphereCloudContact
+    s = fm.System(gravity=(0, 0, -9.81))
+    centres = [(0.0, 0.0, 0.0995), (0.1995, 0.0, 0.0995), (0.1, 0.0, 0.3)]
+    balls = [s.add(fm.RigidBody(1.0, (0.004,) * 3, position=c, name=f"ball {k}")) for k, c in enumerate(centres)]
+    cloud = s.add(SphereCloudContact(balls, centres, 0.1, LankaraniNikravesh(1e6, e=0.5),
+                                     planes=[(s.ground, (0, 0, 0), (0, 0, 1))], name="pile"))
+    res = fm.simulate(s, 0.02, 1e-3, newton_tol=1e-12)
+    points, forces = res.contact_forces(cloud)
+    assert points.shape == forces.shape == (res.t.size, 3, 3)
+    assert forces[0, 0, 0] < -10.0 and forces[0, 0, 2] > 10.0          # pushed back by ball 1 and up by the floor
+    for k, ball in enumerate(balls):
+        o = ball.offset
+        # the run's accelerations satisfy the equations of motion to the Newton tolerance (1e-12 relative)
+        np.testing.assert_allclose(forces[:, k], res.vd[:, o:o + 3] - [0.0, 0.0, -9.81], rtol=0, atol=1e-6)
+    np.testing.assert_array_equal(forces[:, 2], 0.0)
+    size = np.linalg.norm(forces, axis=2, keepdims=True)
+    direction = np.divide(forces, size, out=np.zeros_like(forces), where=size > 0.0)
+    centre = np.stack([res.position(b) for b in balls], axis=1)
+    block = _read(res.export_paraview(tmp_path / "pile")["vtkhdf"], res.t[1])["pile (sphere cloud contact)"]
+    assert block.GetNumberOfPoints() == 3
+    np.testing.assert_allclose(_points(block), centre[1] - 0.1 * direction[1], rtol=0, atol=1e-10)
+    np.testing.assert_allclose(_field(block, "contact_force"), forces[1], rtol=0, atol=0)

@@ -414,6 +414,29 @@ class _Group:
         dm = self.approach.trial(c.delta, c.rate, ids=c.ids)
         return float(np.sum(self.law_table.nonconservative_power(c.delta, c.rate, dm, c.law)))
 
+    def contactor_forces(self, qe: np.ndarray, ve: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Centre (m) and total contact force (N) of every contactor of the group (each sphere or node,
+        ``elements[owner[k]]`` holding contactor k), global, (n, 3) each, at a state with the current
+        approach speeds (zero force when apart). Candidate c pushes its contactor with ``F_c grad x_c``,
+        the law's force along the gradient of the measure with respect to the contactor's centre, i.e. to
+        its body's translation r (``centre = r + A (u + S eta)``), the same generalized force as
+        :meth:`residual` (docs/theory-contact.md §8.2); a contactor's forces are summed."""
+        c = self._contacts(qe, ve)
+        dm = self.approach.trial(c.delta, c.rate, ids=c.ids) if c.delta.size else c.delta
+        F = self._forces(c, dm)[0]
+        act = np.flatnonzero(F != 0.0)
+        centres, sides = self._contactors(qe, ve, c.ids[act])
+        forces = np.zeros_like(centres)
+        if act.size:
+            grad = c.expression(act).jac
+            for side, k in sides:
+                np.add.at(forces, k, F[act, None] * grad[:, 7 * side:7 * side + 3])
+        return centres, forces
+
+    def _contactors(self, qe, ve, ids) -> tuple[np.ndarray, list]:
+        """Centres (n, 3) of all contactors, and ``[(pair side, contactor of each candidate ids)]``."""
+        raise NotImplementedError
+
     def _missed(self, new_keys, old_keys, delta) -> None:
         """Warn when a pair penetrates at an accepted state although it was no candidate during the step."""
         if old_keys is None:
@@ -458,13 +481,14 @@ class PlaneGroup(_Group):
     n_candidates = property(lambda self: int(self.cand.size))
 
     def __init__(self, items, nq, qe, ve):
-        side_i, side_j, laws = _BodyIndex(), _BodyIndex(), []
-        rec, pb, R, margin, plaw = [], [], [], [], []
+        side_i, side_j, laws, elements = _BodyIndex(), _BodyIndex(), [], _BodyIndex()
+        rec, pb, R, margin, plaw, owner = [], [], [], [], [], []
         pl_b, pl_u, pl_n, combos = [], [], [], []
         known, p0 = {}, 0
         for el, body, u, S, radius in items:
             if el.law not in laws:
                 laws.append(el.law)
+            owner += [elements(el.cloud if isinstance(el, _CloudSphere) else el)] * len(u)
             if id(el.planes) not in known:             # the spheres of one cloud share its planes
                 known[id(el.planes)] = (len(pl_b), len(pl_b) + len(el.planes))
                 for b, P, n in el.planes:
@@ -486,6 +510,7 @@ class PlaneGroup(_Group):
         self.plaw = np.array(plaw)
         self.lb, self.lu, self.ln = np.array(pl_b), np.array(pl_u), np.array(pl_n)
         self.combos = np.concatenate(combos)
+        self.elements, self.owner = elements.bodies, np.array(owner)     # contactor k belongs to elements[owner[k]]
         pairs = np.unique(np.column_stack([self.lb[self.combos[:, 1]], self.pb[self.combos[:, 0]]]), axis=0)
         self._setup(nq, side_i.bodies, side_j.bodies, pairs, False, laws)
         self.skin_p = Skin(np.concatenate(margin))
@@ -516,6 +541,11 @@ class PlaneGroup(_Group):
         n = np.einsum("nij,nj->ni", rot.A(qe[F[:, 3:]]), self.ln[l])
         h = np.einsum("nk,nk->n", n, X[p] - L[l]) - self.R[p]
         self.cand = np.flatnonzero(h <= gp[p] + gl[l])
+
+    def _contactors(self, qe, ve, ids):
+        s = self.slots
+        X, _ = _global_points(qe, ve, s.F_j[self.pb], s.M_j[self.pb], self.u, self.S)
+        return X, [(1, self.combos[ids, 0])]
 
     def _evaluate(self, qe, ve) -> _Contacts:
         c = self.cand
@@ -588,6 +618,7 @@ class SphereGroup(_Group):
         self.u, self.S = _stack_points(rec, self.m)
         self.sb, self.R, self.slaw, self.cloud = np.array(sb), np.concatenate(R), np.array(slaw), np.array(cloud)
         self.np = len(self.sb)
+        self.elements, self.owner = list(clouds), self.cloud             # sphere k belongs to elements[owner[k]]
         bodies = side.bodies
         # the pattern: body pairs with coupled Newton blocks
         F = np.array([(b.offset if b.ncoord else nq) + np.arange(7) for b in bodies], dtype=np.int64)
@@ -625,6 +656,11 @@ class SphereGroup(_Group):
         swap = self.sb[i] > self.sb[j]                  # body pair (bi < bj): one slot per body pair
         self.ci, self.cj = np.where(swap, j, i), np.where(swap, i, j)
         return np.minimum(i, j) * self.np + np.maximum(i, j)
+
+    def _contactors(self, qe, ve, ids):
+        s = self.slots
+        X, _ = _global_points(qe, ve, s.F_i[self.sb], s.M_i[self.sb], self.u, self.S)
+        return X, [(0, self.ci[ids]), (1, self.cj[ids])]
 
     def _evaluate(self, qe, ve) -> _Contacts:
         i, j = self.ci, self.cj
@@ -692,9 +728,11 @@ class TriangleGroup(_Group):
         rec, pb, R, margin, plaw, ptarget, sbody = [], [], [], [], [], [], []
         V, VS, vb, T, tsurf, nbr, eown, vown, vptr, vidx = [], [], [], [], [], [], [], [], [np.zeros(1, np.int64)], []
         nv = nt = nn = 0
+        elements, owner = _BodyIndex(), []
         for el, body, u, S, radius in items:
             if el.law not in laws:
                 laws.append(el.law)
+            owner += [elements(el)] * len(u)
             key = (id(el.mesh), id(el.body_a))
             if key not in surfaces:
                 mesh = el.mesh
@@ -728,6 +766,7 @@ class TriangleGroup(_Group):
         self.margin = np.concatenate(margin)
         self.depth = np.maximum(self.R, self.margin)       # a face counts while the centre is above -depth
         self.np, self.nt = len(self.pb), len(self.T)
+        self.elements, self.owner = elements.bodies, np.array(owner)     # contactor k belongs to elements[owner[k]]
         pairs = np.unique(np.column_stack([np.array(sbody)[self.ptarget], self.pb]), axis=0)
         self._setup(nq, side_i.bodies, side_j.bodies, pairs, False, laws)
         self.skin_p, self.skin_v = Skin(self.margin), Skin(0.0)
@@ -744,6 +783,9 @@ class TriangleGroup(_Group):
         s = self.slots
         return _global_points(qe, ve, s.F_j[self.pb[idx]], s.M_j[self.pb[idx]], self.u[idx],
                               None if self.S is None else self.S[idx])
+
+    def _contactors(self, qe, ve, ids):
+        return self._point_pos(qe, ve, np.arange(self.np))[0], [(1, ids)]
 
     def _build(self, qe, ve):
         Xp, _ = self._point_pos(qe, ve, np.arange(self.np))
@@ -927,3 +969,4 @@ class _CloudSphere:
 
     def __init__(self, cloud, k, u, S):
         self.law, self.planes, self.margin, self.u, self.S = cloud.law, cloud.planes, cloud.margin, u, S
+        self.cloud = cloud

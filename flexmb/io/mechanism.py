@@ -14,8 +14,12 @@ One block per body, joint and contact, each an unstructured grid whose points mo
   first when the second is the ground) with the deformation at its site;
 * contact ``<name> (<kind>)`` (sphere-plane, sphere-sphere, clearance): one vertex at the contact
   point with the point field ``contact_force``, the normal force on the second body (global, N,
-  ``Result.contact_force`` times the contact normal). Mesh, node and sphere-cloud contacts are not
-  drawn (their forces are not replayed by ``Result.contact_force``).
+  ``Result.contact_force`` times the contact normal);
+* mesh, node and sphere-cloud contact ``<name> (<kind>)`` (sphere-mesh, node-mesh, node-plane, sphere
+  cloud; flexmb/contact/mesh.py): one vertex per contactor (a block keeps its number of points over
+  time), each sphere at its contact point (centre minus radius along the contact normal, the centre
+  when apart) and each node at its position, with the point field ``contact_force``, the total contact
+  force on that contactor (global, N, zero when apart; ``Result.contact_forces``).
 """
 from __future__ import annotations
 
@@ -158,21 +162,31 @@ def contact_block(result, contact) -> Block:
     return _marker(f"{contact.name} ({contact.kind})", point, {"contact_force": force})
 
 
+def contactor_block(result, contact) -> Block:
+    """A vertex per contactor of a mesh, node or sphere-cloud contact at its contact point, with the total
+    contact force on it as ``contact_force`` (N; ``Result.contact_forces``)."""
+    points, forces = result.contact_forces(contact)
+    vertices = np.arange(points.shape[1], dtype=np.int64)[:, None]
+    return Block(f"{contact.name} ({contact.kind})", points, [("vertex", vertices)], {"contact_force": forces})
+
+
 # ----------------------------------------------------------------------------------------------
 # The export
 # ----------------------------------------------------------------------------------------------
 def mechanism_blocks(result, bodies) -> list[Block]:
     """Blocks of ``bodies`` and of the joints and drawable contacts that touch one of them."""
+    from ..contact.mesh import MESH_CONTACTS
     from ..contact.pairs import CONTACT_TYPES
     system = result.system
     chosen = {id(b) for b in bodies}
 
     def touches(item) -> bool:
-        return id(item.body_a) in chosen or id(item.body_b) in chosen
+        return any(id(b) in chosen for b in item.bodies)
 
     blocks = [body_block(result, b) for b in bodies]
     blocks += [joint_block(result, j) for j in system.joints if touches(j)]
     blocks += [contact_block(result, c) for c in system.forces if isinstance(c, CONTACT_TYPES) and touches(c)]
+    blocks += [contactor_block(result, c) for c in system.forces if isinstance(c, MESH_CONTACTS) and touches(c)]
     return blocks
 
 
