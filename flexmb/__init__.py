@@ -21,6 +21,7 @@ from .timefunctions import TimeFunction
 #: (scipy.spatial in the broad phase): public name -> defining module.
 _LAZY = {
     "simulate": "flexmb.solvers.simulate", "campbell": "flexmb.solvers.campbell",
+    "static_equilibrium": "flexmb.solvers.static",
     "CampbellDiagram": "flexmb.solvers.campbell",
     "SpherePlaneContact": "flexmb.contact.pairs", "SphereSphereContact": "flexmb.contact.pairs",
     "read_mesh": "flexmb.fem.mesh", "FEMesh": "flexmb.fem.mesh", "FEModel": "flexmb.fem.model",
@@ -65,7 +66,7 @@ __all__ = [
     "__version__", "errors", "System", "Body", "Ground", "RigidBody", "FlexibleBody", "NonlinearBeam",
     "Joint", "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar", "Distance",
     "Driver", "Force", "Torque", "NodalForce", "DCMotor", "PlasticHinge", "CrushElement", "triangular_pulse", "far_562_pulse", "SpherePlaneContact", "SphereSphereContact", "contact", "campbell", "CampbellDiagram", "SpringDamper", "RotationalSpringDamper", "Bushing", "UserForce",
-    "wrench_to_generalized", "TimeFunction", "simulate", "Result", "load_result",
+    "wrench_to_generalized", "TimeFunction", "simulate", "static_equilibrium", "Result", "load_result",
     "Study", "Grid", "Samples", "StudyResult",
     "read_mesh", "FEMesh", "FEModel", "Material", "BeamSection", "craig_bampton", "free_free_modes", "ModeSet",
 ]

@@ -71,7 +71,7 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
              max_newton: int = 15, velocity_projection: bool = False, redundant: str = "remove",
              save_every: int = 1, output=None, chunk_steps: int = 1000, resume: bool = False,
              energy: bool = True, progress: ProgressOption = None, h_contact: float | None = None,
-             contact_tol: float = 1e-9) -> Result:
+             contact_tol: float = 1e-9, initial: Result | None = None) -> Result:
     """Integrate the equations of motion of ``system`` from ``t_start`` to ``t_end`` (s).
 
     ``method``: "generalized-alpha" (index 3, Arnold & Bruls 2007; spectral
@@ -102,6 +102,8 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
     every accepted step with the time reached (s) and may raise to stop the run.
     Ctrl-C (KeyboardInterrupt), and any flexmb error during the run, propagates with the states
     computed so far attached as ``exc.result`` (a Result; docs/guide.md, "Progress and Ctrl-C").
+    ``initial``: a Result of ``fm.static_equilibrium`` on this system; the run starts at rest in its last
+    state instead of the bodies' initial state (not used when ``resume`` continues a saved run).
     """
     check_options(locals())          # every keyword, before anything runs (flexmb/solvers/options.py)
     asm = system.compile()
@@ -109,6 +111,9 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
         if asm.crash:
             raise ModelError("crash elements update their history at accepted steps; the explicit index-1 "
                              "references do not accept steps: use generalized-alpha, hht or newmark")
+        if initial is not None:
+            raise ModelError(f"simulate: initial= (a static equilibrium) is not supported by the explicit index-1 "
+                             f"reference {method!r}; use generalized-alpha, hht or newmark")
         if output is not None or resume:
             raise ModelError(f"simulate: output={output!r} / resume={resume!r}: the explicit index-1 reference "
                              f"{method!r} writes no output directory; use generalized-alpha, hht or newmark")
@@ -144,7 +149,11 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
         history = _History(asm, writer)
     else:
         asm.start(*asm.initial_state())            # every run starts from the clean element history
-        q, v, vd, lam = consistent_start(asm, t_start, redundant)
+        if initial is None:
+            q, v, vd, lam = consistent_start(asm, t_start, redundant)
+        else:
+            from .static import start_from_equilibrium
+            q, v, vd, lam = start_from_equilibrium(asm, initial, t_start, redundant)
         s = StepState(t_start, q, v, vd, vd.copy(), lam)
         w_nc = w_drv = 0.0
         p_nc, p_drv = asm.step_end(s.q, s.v, s.lam, s.t, energy)

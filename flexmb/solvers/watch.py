@@ -31,6 +31,9 @@ grow from zero errs by about that fraction in the first steps. Sound runs stay n
 numerical damping of generalized-alpha only lowers E."""
 ENERGY_NEGLIGIBLE = 1e-20
 """J: below this energy scale (a 1 g mass at 4.5 nm/s) the balance of a model at rest is rounding noise."""
+ROUNDING_SHARE = 1e-12
+"""Share of the potential energy (its datum is arbitrary, e.g. m g z far from z = 0) below which its changes are
+rounding noise, some thousand units of double precision: a run at rest in a static equilibrium sees only that."""
 
 
 class StallWatch:
@@ -83,7 +86,7 @@ class EnergyWatch:
         if not (math.isfinite(T) and math.isfinite(dV)):
             return
         self.scale = max(self.scale, T + abs(dV) + abs(work))
-        if self.scale <= ENERGY_NEGLIGIBLE:
+        if self.scale <= ENERGY_NEGLIGIBLE + ROUNDING_SHARE * abs(self.V0):   # at rest: dV is rounding of V
             return
         drift = abs(T + dV - work - self.T0) / self.scale
         self.worst = max(self.worst, drift)
