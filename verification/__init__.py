@@ -13,5 +13,6 @@ SUITES = {
     "impact": "verification.impact",
     "train-crash": "verification.train_crash",
     "classics": "verification.classics",
+    "manipulator": "verification.manipulator",
 }
 DEFAULT_SUITES = list(SUITES)

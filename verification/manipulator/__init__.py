@@ -1,0 +1,9 @@
+"""Suite ``manipulator``: the robotic manipulator of seed 002 §9.5 (Table 9-1; issue 13, item 3). Rigid
+links: joint torques of the planar and the 3-D spin-up manoeuvres from the drivers' reactions, against an
+independent minimal-coordinate Lagrange computation; flexible links (modal, stiffened): the payload's
+deviation from the rigid path and the joint torques of the planar manoeuvre (models.py states the geometry,
+the settled final joint angles and the reference; cases.py the error measures and tolerances).
+"""
+from .cases import CASES
+
+__all__ = ["CASES"]
