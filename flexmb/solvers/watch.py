@@ -13,7 +13,8 @@ import numpy as np
 
 from ..errors import EnergyBalanceWarning, StallError
 
-__all__ = ["StallWatch", "EnergyWatch", "STALL_WINDOW", "STALL_FRACTION", "ENERGY_WARN_FRACTION"]
+__all__ = ["StallWatch", "EnergyWatch", "stall_floor", "energy_sample_every", "STALL_WINDOW", "STALL_FRACTION",
+           "ENERGY_WARN_FRACTION", "ENERGY_NEGLIGIBLE", "ROUNDING_SHARE"]
 
 STALL_WINDOW = 200
 """Step attempts (accepted or rejected) over which the progress of a run is measured."""
@@ -74,8 +75,8 @@ class EnergyWatch:
         self.T0 = asm.kinetic_energy(q0, v0)
         self.V0 = asm.potential_energy(q0, v0)
         self.scale = abs(self.T0)
-        self.worst = 0.0          # largest |E - E0| / scale seen
-        self.warned = False
+        self.worst = 0.0          # largest |E - E0| / scale seen (stats["energy_drift"])
+        self.flagged = None       # the drift that raised the warning, once it was raised
 
     def check(self, q, v, t: float, work: float, h: float, elapsed: float) -> None:
         """Check the balance at a saved state; ``work`` (J) of loads, dampers and drivers since the start,
@@ -90,8 +91,8 @@ class EnergyWatch:
             return
         drift = abs(T + dV - work - self.T0) / self.scale
         self.worst = max(self.worst, drift)
-        if drift > ENERGY_WARN_FRACTION + (h / elapsed) ** 2 and not self.warned:
-            self.warned = True
+        if drift > ENERGY_WARN_FRACTION + (h / elapsed) ** 2 and self.flagged is None:
+            self.flagged = drift
             warnings.warn(
                 f"energy balance drifted by {drift:.3g} of the energy scale {self.scale:.4g} J at t = {t:.6g} s "
                 f"(kinetic {T:.4g} J, potential change {dV:.4g} J, work {work:.4g} J); limit "
@@ -100,8 +101,9 @@ class EnergyWatch:
 
     @property
     def message(self) -> str:
-        return (f"completed; energy balance drifted by {self.worst:.3g} of the energy scale"
-                if self.worst > ENERGY_WARN_FRACTION else "completed")
+        """The Result's message: "completed", and the flagged drift when the warning was raised."""
+        return ("completed" if self.flagged is None else
+                f"completed; energy balance drifted by {self.flagged:.3g} of the energy scale")
 
 
 def stall_floor(h: float, h_contact: float | None, h_min: float, adaptive: bool) -> float:
