@@ -1,20 +1,15 @@
 """`flexmb verify crank-rocker --quick` end to end, and the four-bar assembly check."""
-import json
-import subprocess
-import sys
 
 import pytest
 
 from flexmb.errors import ModelError
 from verification.crank_rocker import models
+from verify_quick import run_quick
 
 
 def test_verify_crank_rocker_quick(tmp_path):
     out = tmp_path / "rep"
-    proc = subprocess.run([sys.executable, "-m", "flexmb.cli", "verify", "crank-rocker", "--quick", "--out", str(out)],
-                          capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    cases = {c["name"]: c for c in json.loads((out / "results.json").read_text())["suites"]["crank-rocker"]["cases"]}
+    cases = run_quick("crank-rocker", out)
     assert {"rigid", "modal-pinned", "nonlinear-beam", "heavy-rocker"} <= set(cases)
     for name in ("rigid", "modal-pinned", "nonlinear-beam"):
         assert {"crank_speed_1s", "current_peak", "coupler_mid_defl_max", "coupler_axial_max", "coupler_axial_min",

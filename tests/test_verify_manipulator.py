@@ -1,21 +1,16 @@
 """`flexmb verify manipulator --quick`: rigid-arm inverse dynamics of the manipulator of seed 002 §9.5, the
 planar and the 3-D manoeuvre, flexmb's driver torques against the hand-written Lagrange torques, and the
 flexible arm under the planar manoeuvre; the metric names of issue 13 item 3 are part of the interface."""
-import json
-import subprocess
-import sys
 
 import numpy as np
 
 from verification.manipulator import models
+from verify_quick import run_quick
 
 
 def test_verify_manipulator_quick(tmp_path):
     out = tmp_path / "rep"
-    proc = subprocess.run([sys.executable, "-m", "flexmb.cli", "verify", "manipulator", "--quick", "--out", str(out)],
-                          capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    cases = {c["name"]: c for c in json.loads((out / "results.json").read_text())["suites"]["manipulator"]["cases"]}
+    cases = run_quick("manipulator", out)
     assert set(cases) == {"rigid-planar-inverse-dynamics", "rigid-3d-inverse-dynamics",
                           "flexible-planar-prescribed-motion"}
     joints = {f"torque_{j}_max_rel_err" for j in ("shoulder", "elbow", "wrist")}

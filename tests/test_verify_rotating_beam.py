@@ -1,16 +1,11 @@
 """`flexmb verify rotating-beam --quick`: one spin-up per model (coarse step), the Campbell diagram,
 the flapwise Southwell case; every case must pass and report the DESIGN.md §9 metric names."""
-import json
-import subprocess
-import sys
+from verify_quick import run_quick
 
 
 def test_verify_rotating_beam_quick(tmp_path):
     out = tmp_path / "rep"
-    proc = subprocess.run([sys.executable, "-m", "flexmb.cli", "verify", "rotating-beam", "--quick", "--out", str(out)],
-                          capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    cases = {c["name"]: c for c in json.loads((out / "results.json").read_text())["suites"]["rotating-beam"]["cases"]}
+    cases = run_quick("rotating-beam", out)
     assert {"modal-stiffened-omega2", "modal-linear-omega6", "nonlinear-beam-omega10", "frequencies-vs-speed",
             "flapwise-southwell"} <= set(cases)
     for name in ("modal-stiffened-omega2", "nonlinear-beam-omega10", "modal-linear-omega6"):

@@ -1,16 +1,11 @@
 """`flexmb verify slider-crank --quick`: the rigid rod, the stiffened two-mode rod (coarse step) and the
 singular a = b slider-crank; every case must pass and report the issue's metric names."""
-import json
-import subprocess
-import sys
+from verify_quick import run_quick
 
 
 def test_verify_slider_crank_quick(tmp_path):
     out = tmp_path / "rep"
-    proc = subprocess.run([sys.executable, "-m", "flexmb.cli", "verify", "slider-crank", "--quick", "--out", str(out)],
-                          capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    cases = {c["name"]: c for c in json.loads((out / "results.json").read_text())["suites"]["slider-crank"]["cases"]}
+    cases = run_quick("slider-crank", out)
     assert {"rigid-rod", "modal-stiffened-2", "singular-a-equals-b"} <= set(cases)
     for name in ("rigid-rod", "modal-stiffened-2"):
         assert {"mid_defl_over_L_max", "mid_defl_over_L_min", "axial_force_max"} <= set(cases[name]["metrics"]), name

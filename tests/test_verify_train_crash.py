@@ -1,16 +1,11 @@
 """`flexmb verify train-crash --quick`: the two-car closed form and the eight-car train set into a standing
 one at 30 km/h; the metric names of issue 13 (item 5) are part of the interface."""
-import json
-import subprocess
-import sys
+from verify_quick import run_quick
 
 
 def test_verify_train_crash_quick(tmp_path):
     out = tmp_path / "rep"
-    proc = subprocess.run([sys.executable, "-m", "flexmb.cli", "verify", "train-crash", "--quick", "--out", str(out)],
-                          capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    cases = {c["name"]: c for c in json.loads((out / "results.json").read_text())["suites"]["train-crash"]["cases"]}
+    cases = run_quick("train-crash", out)
     assert set(cases) == {"two-car-closed-form", "train-into-standing-train-30kmh"}
     two = cases["two-car-closed-form"]
     assert {"crush_interface_1", "energy_absorbed_interface_1", "peak_deceleration_car_1_g", "momentum_rel",

@@ -1,0 +1,13 @@
+"""Shared by the tests/test_verify_*.py files: run one suite through the command line, as a user does."""
+import json
+import subprocess
+import sys
+
+
+def run_quick(suite: str, out) -> dict:
+    """``flexmb verify <suite> --quick --out <out>`` in a subprocess; it must exit 0. Returns the suite's
+    cases from results.json by name."""
+    proc = subprocess.run([sys.executable, "-m", "flexmb.cli", "verify", suite, "--quick", "--out", str(out)],
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return {c["name"]: c for c in json.loads((out / "results.json").read_text())["suites"][suite]["cases"]}
