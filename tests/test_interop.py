@@ -208,3 +208,16 @@ def test_docs_do_not_say_contact_is_missing(doc):
     stale = [p for p in re.split(r"\n\s*\n", text)
              if "contact" in p.lower() and re.search(r"not yet|being added|does not exist|planned", p, re.I)]
     assert not stale, stale
+
+
+def test_flexible_body_reads_scalar_last_quaternions_like_a_rigid_body():
+    """The shared orientation reader serves flexible bodies too: a 30 degree turn about z given in
+    scipy's (x, y, z, w) order is that turn, not a flip."""
+    from flexmb.reduction import free_free_modes
+    x = np.linspace(0.0, 1.0, 5)
+    mesh = fm.FEMesh(np.column_stack([x, 0 * x, 0 * x]), {"line": np.column_stack([np.arange(4), np.arange(1, 5)])})
+    fe = fm.FEModel(mesh, fm.Material(E=2.1e11, nu=0.3, rho=7850.0), sections=fm.BeamSection.rectangle(0.02, 0.02))
+    modes = free_free_modes(fe, n_modes=2)
+    half = np.radians(15.0)
+    body = fm.FlexibleBody(modes, orientation=(0.0, 0.0, np.sin(half), np.cos(half)), scalar_first=False)
+    assert np.allclose(body.p0, [np.cos(half), 0.0, 0.0, np.sin(half)], atol=1e-15)

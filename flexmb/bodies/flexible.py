@@ -34,7 +34,8 @@ class FlexibleBody(Body):
     Args:
         modes: mass-orthonormal ModeSet (``modes.orthonormalize()`` makes one).
         position: global position of the body frame origin (the mesh origin), m.
-        orientation: rotation of the mesh axes (3x3 matrix body -> global, or Euler parameters).
+        orientation: rotation of the mesh axes (3x3 matrix body -> global, Euler parameters, or a
+            ``scipy.spatial.transform.Rotation``); ``scalar_first=False`` reads 4 numbers as (x, y, z, w).
         velocity: global velocity of the frame origin, m/s.
         angular_velocity: global angular velocity, rad/s.
         damping: modal damping ratio (one number for all modes or one per mode).
@@ -55,7 +56,7 @@ class FlexibleBody(Body):
                  angular_velocity=(0.0, 0.0, 0.0), damping: float | Sequence[float] | None = None,
                  rayleigh: tuple[float, float] | None = None, stiffening: bool = True,
                  modal_coordinates=None, modal_velocities=None, stability_check: bool = False,
-                 name: str | None = None):
+                 name: str | None = None, *, scalar_first: bool | None = None):
         super().__init__(name)
         owner = f"{self.kind} {self.name!r}"
         self.modes = self._check_modes(modes, owner)
@@ -70,7 +71,7 @@ class FlexibleBody(Body):
             raise ModelError(f"{owner}: the mesh has no mass (total {inv.mass} kg)")
         self.invariants = inv
         self.position = _vector3(position, "position", owner)
-        self.p0 = _orientation(orientation, owner)
+        self.p0 = _orientation(orientation, owner, scalar_first)
         self.velocity = _vector3(velocity, "velocity", owner)
         self.angular_velocity = _vector3(angular_velocity, "angular velocity", owner)
         self.eta0 = _modal_vector(modal_coordinates, m, "modal_coordinates", owner)
