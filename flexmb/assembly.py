@@ -37,6 +37,7 @@ from .forces.user import UserForce, UserForceGroup
 from .joints.driver import Driver
 from .joints.kernels import build_groups, extend, modal_counts
 from .solvers.linalg import DENSE_LIMIT
+from .compiled.scatter import add_at, add_transpose_product
 from .sparsity import BlockPattern
 
 
@@ -93,7 +94,7 @@ class Assembly:
         for k, j in enumerate(system.joints):
             if isinstance(j, Driver):
                 self.driver_rows[self.row_joint == k] = True
-        self.active = np.ones(self.m, dtype=bool)   # rows switched off when redundant
+        self.set_active(np.ones(self.m, dtype=bool))   # rows switched off when redundant
         self.interface_loads = InterfaceLoads(self.groups, flexible)
         self.interface_loads_bodies = flexible
         self._stability_bodies = [b for b in flexible if b.stiffening and b.stability_check and b.structure is None]
@@ -197,7 +198,7 @@ class Assembly:
         pat.finalize()
         jac_pat.finalize()
         self.pattern, self.jac_pattern = pat, jac_pat
-        self._nblocks = len(pat._masks)
+        self._nblocks = len(pat.shapes)
 
     # -- initial state -------------------------------------------------
     def initial_state(self) -> tuple[np.ndarray, np.ndarray]:
@@ -238,28 +239,38 @@ class Assembly:
             k += 1 + n
 
     # -- constraints ---------------------------------------------------
-    def _row_evals(self, q, v, t):
-        qe, ve = extend(q, v)
+    def _row_evals(self, qe, ve, t):
         return [g.evaluate(qe, ve, t) for g in self.groups]
 
-    def constraints(self, q, v, t, evals=None) -> ConstraintEval:
+    def constraints(self, q, v, t, evals=None, norm=None) -> ConstraintEval:
         """Phi, Phi_q (sparse, inactive rows zeroed), Phi_t and gamma."""
-        evals = self._row_evals(q, v, t) if evals is None else evals
+        if evals is None:
+            evals = self._row_evals(*extend(q, v), t)
         phi = np.empty(self.m)
         phi_t = np.zeros(self.m)
         gamma = np.empty(self.m)
-        blocks = [None] * len(self.jac_pattern._masks)
+        blocks = [None] * len(self.jac_pattern.shapes)
         act = self.active
         for g, e, h in zip(self.groups, evals, self._jh):
             phi[g.rows], phi_t[g.rows], gamma[g.rows] = e.phi, e.phi_t, e.gamma
             blocks[h] = e.jac * act[g.rows][:, None]
-        nphi, njac, nquad = self.norm.evaluate(q, v)
+        nphi, njac, nquad = self.norm.evaluate(q, v) if norm is None else norm
         phi[self.norm.rows], gamma[self.norm.rows] = nphi, -nquad
         blocks[self._jh_norm] = njac * act[self.norm.rows][:, None]
-        phi[~act] = 0.0
-        gamma[~act] = 0.0
-        phi_t[~act] = 0.0
+        if not self._all_active:
+            phi[~act] = 0.0
+            gamma[~act] = 0.0
+            phi_t[~act] = 0.0
         return ConstraintEval(phi, phi_t, gamma, self.jac_pattern, blocks)
+
+    @property
+    def _all_active(self) -> bool:
+        return self._n_active == self.m
+
+    def set_active(self, active: np.ndarray) -> None:
+        """Switch constraint rows on (True) or off (False, redundant rows)."""
+        self.active = np.asarray(active, dtype=bool)
+        self._n_active = int(self.active.sum())
 
     # -- residual and Newton matrix --------------------------------------
     def residual(self, q, v, a, lam, t, coef=None, lam_diag=None, _raw=False):
@@ -269,7 +280,7 @@ class Assembly:
         blocks = [None] * self._nblocks
         kcoef = None if coef is None else coef[:3]
         idx, rb, blk = self.rigid.residual(q, v, a, kcoef)
-        np.add.at(r, idx, rb)
+        add_at(r, idx.reshape(-1), rb.reshape(-1))
         blocks[self._h["body"]] = blk
         for g, h in zip(self.flexible, self._h["flexible"]):
             idx, rf, blk = g.residual(q, v, a, kcoef)
@@ -304,13 +315,14 @@ class Assembly:
             for (idx, ru, blk), h in zip(self.users.contributions(q, v, t, kcoef), self._h["users"]):
                 np.add.at(r, idx, ru)
                 blocks[h] = blk
-        evals = self._row_evals(q, v, t)
-        c = self.constraints(q, v, t, evals)
-        lam_act = np.where(self.active, lam, 0.0)
+        evals = self._row_evals(qe, ve, t)
+        norm = self.norm.evaluate(q, v)
+        c = self.constraints(q, v, t, evals, norm)
+        act = self.active
+        lam_act = lam if self._all_active else np.where(act, lam, 0.0)
         for g, e in zip(self.groups, evals):             # Phi_q^T lambda, group by group
-            _scatter_add(r, g.scatter, np.einsum("nrx,nr->nx", e.jac.reshape(g.n, g.r, -1),
-                                                 lam_act[g.rows].reshape(g.n, g.r)))
-        np.add.at(r, self.norm.cols, self._norm_jac(q, v) * lam_act[self.norm.rows][:, None])
+            add_transpose_product(r, g.scatter, e.jac, lam_act[g.rows], act[g.rows])
+        add_transpose_product(r, self.norm.cols, norm[1], lam_act[self.norm.rows], act[self.norm.rows])
         iface = (self.interface_loads.contributions(q, evals, self.groups, lam_act, coef is not None)
                  if self.interface_loads else [])
         for e, res, *_ in iface:
@@ -320,30 +332,21 @@ class Assembly:
         cM, cC, cK, cH, cI = coef
         for (e, _, d_lam, d_x, _), (h_lam, h_q) in zip(iface, self._h["interface"]):
             g = self.groups[e.group]
-            blocks[h_lam] = d_lam * self.active[g.rows.reshape(g.n, g.r)[e.instances]][:, None, :]
+            blocks[h_lam] = d_lam * act[g.rows.reshape(g.n, g.r)[e.instances]][:, None, :]
             blocks[h_q] = cK * d_x
         blocks[self._h["I"]] = np.full(self.nq, cI)
         if cH:
             for g, e, h in zip(self.groups, evals, self._h["hess"]):
                 blocks[h] = cH * e.hess(lam_act[g.rows])
             blocks[self._h["norm_hess"]] = cH * self.norm.hessian(lam_act[self.norm.rows])
-        for g, e, h, hT in zip(self.groups, evals, self._h["jac"], self._h["jacT"]):
-            jb = e.jac * self.active[g.rows][:, None]
-            blocks[h] = jb
-            blocks[hT] = jb
-        nj = self.norm.evaluate(q, v)[1] * self.active[self.norm.rows][:, None]
-        blocks[self._h["norm_jac"]] = nj
-        blocks[self._h["norm_jacT"]] = nj
-        D = np.where(self.active, 0.0, 1.0)
-        if lam_diag is not None:
-            D = D + np.where(self.active, lam_diag, 0.0)
+        for h, hT, jh in zip(self._h["jac"], self._h["jacT"], self._jh):
+            blocks[h] = blocks[hT] = c._blocks[jh]            # active rows only
+        blocks[self._h["norm_jac"]] = blocks[self._h["norm_jacT"]] = c._blocks[self._jh_norm]
+        D = (1.0 - act) if lam_diag is None else (1.0 - act) + np.where(act, lam_diag, 0.0)
         blocks[self._h["D"]] = D
         if _raw:
             return blocks
         return r, c, self.pattern.assemble(blocks, dense=self.nq + self.m <= DENSE_LIMIT)
-
-    def _norm_jac(self, q, v) -> np.ndarray:
-        return self.norm.evaluate(q, v)[1]
 
     def switched_off_violation(self, q, t) -> tuple[float, str]:
         """Largest |Phi| among rows switched off as redundant, and its label.
@@ -356,7 +359,7 @@ class Assembly:
             return 0.0, ""
         zero = np.zeros(self.nq)
         phi = np.empty(self.m)
-        for g, e in zip(self.groups, self._row_evals(q, zero, t)):
+        for g, e in zip(self.groups, self._row_evals(*extend(q, zero), t)):
             phi[g.rows] = e.phi
         phi[self.norm.rows] = self.norm.evaluate(q, zero)[0]
         k = off[int(np.argmax(np.abs(phi[off])))]
@@ -465,7 +468,7 @@ class Assembly:
         the body buckles under its joint loads or diverges under spin. Names the body, the time and
         the compressive joint loads with their linear buckling loads (docs/theory-flexible.md §2)."""
         lam_act = np.where(self.active, lam, 0.0)
-        evals = self._row_evals(q, v, t) if self.interface_loads else None
+        evals = self._row_evals(*extend(q, v), t) if self.interface_loads else None
         site_loads = self.interface_loads.loads(q, evals, self.groups, lam_act) if self.interface_loads else []
         for gi, g in enumerate(self.flexible):
             check = self._stability_mask[gi]

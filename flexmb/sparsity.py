@@ -2,12 +2,15 @@
 
 The pattern is built once from the index arrays of every contributor (bodies,
 forces, joints); each evaluation only computes block values and sums them into
-the CSR data array with one ``np.bincount`` (docs/theory.md §5.1).
+the CSR data array (or a dense array for small systems) through position maps built once, one
+compiled scatter per block family (docs/theory.md §5.1, flexmb/compiled/scatter.py).
 """
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+
+from .compiled.scatter import add_at
 
 
 class BlockPattern:
@@ -56,27 +59,40 @@ class BlockPattern:
         rr, cc = np.divmod(uniq, self.shape[1])
         self.indices = cc.astype(np.int32)
         self.indptr = np.concatenate([[0], np.cumsum(np.bincount(rr, minlength=self.shape[0]))]).astype(np.int32)
-        self._dense_index = rr * self.shape[1] + cc
+        # position of every block entry in the CSR data array and in a dense row-major array (-1: dropped)
+        self.sparse_positions, self.dense_positions = [], []
+        start = 0
+        for mask, size in zip(self._masks, self._sizes):
+            sparse = np.full(size, -1, dtype=np.int64)
+            kept = int(mask.sum())
+            sparse[mask] = self._inverse[start:start + kept]
+            start += kept
+            dense = np.where(sparse >= 0, rr[np.maximum(sparse, 0)] * self.shape[1] + cc[np.maximum(sparse, 0)], -1)
+            self.sparse_positions.append(sparse)
+            self.dense_positions.append(dense.astype(np.int64))
+        self._all_sparse = np.concatenate(self.sparse_positions) if self._sizes else np.zeros(0, np.int64)
+        self._all_dense = np.concatenate(self.dense_positions) if self._sizes else np.zeros(0, np.int64)
+        self._zeros = [np.zeros(size) for size in self._sizes]
         self.finalized = True
 
     def assemble(self, blocks: list, dense: bool = False):
         """Sum the given blocks (same order as ``add``; None = zeros) into a CSR matrix
         (or a dense array when ``dense``; small systems skip the sparse machinery)."""
-        data = self._data(blocks)
+        values = np.concatenate([z if b is None else np.asarray(b, dtype=float).reshape(-1)
+                                 for b, z in zip(blocks, self._zeros)]) if blocks else np.zeros(0)
         if dense:
-            out = np.zeros(self.shape)
-            out.flat[self._dense_index] = data
-            return out
+            out = np.zeros(self.shape[0] * self.shape[1])
+            add_at(out, self._all_dense, values)
+            return out.reshape(self.shape)
+        data = np.zeros(self.nnz)
+        add_at(data, self._all_sparse, values)
         m = sp.csr_matrix(self.shape)      # empty shell; the fixed structure is set directly
         m.data, m.indices, m.indptr = data, self.indices, self.indptr
         return m
 
-    def _data(self, blocks: list) -> np.ndarray:
-        parts = []
-        for blk, mask, size in zip(blocks, self._masks, self._sizes):
-            if blk is None:
-                parts.append(np.zeros(int(mask.sum())))
-            else:
-                parts.append(np.asarray(blk, dtype=float).reshape(size)[mask])
-        w = np.concatenate(parts) if parts else np.zeros(0)
-        return np.bincount(self._inverse, weights=w, minlength=self.nnz)
+    @staticmethod
+    def add_blocks(out: np.ndarray, blocks: list, positions: list) -> None:
+        """Add every block (None = zeros) into ``out`` at its positions: one compiled scatter per block."""
+        for blk, pos in zip(blocks, positions):
+            if blk is not None:
+                add_at(out, pos, np.ascontiguousarray(blk, dtype=float).reshape(-1))

@@ -157,40 +157,19 @@ class RigidBodyGroup:
         self.m = np.array([b.mass for b in bodies])
         self.J = np.array([b.inertia for b in bodies]).reshape(self.n, 3, 3)
         self.gravity = np.asarray(gravity, dtype=float)
+        from ..compiled.rigid import rigid_residual     # numba loads with the first compiled model, not at import
+        self._kernel = rigid_residual
+        self._r = np.zeros((self.n, 7))          # outputs of the compiled kernel, reused every call
+        self._blk = np.zeros((self.n, 7, 7))
 
     # -- residual and Jacobian ----------------------------------------
     def residual(self, q, v, vdot, coef=None):
-        """Return (idx, r, blocks): r (n, 7); blocks = cM M + cC C + cK K or None."""
-        qb, vb, ab = q[self.idx], v[self.idx], vdot[self.idx]
-        p, pd, pdd = qb[:, 3:], vb[:, 3:], ab[:, 3:]
-        Gp, Gpd = rot.G(p), rot.G(pd)
-        JG = self.J @ Gp
-        Mpp = 4.0 * np.einsum("nki,nkj->nij", Gp, JG)
-        r = np.empty((self.n, 7))
-        r[:, :3] = self.m[:, None] * (ab[:, :3] - self.gravity)
-        JGpd_p = np.einsum("nij,njk,nk->ni", self.J, Gpd, p)
-        qv = 8.0 * np.einsum("nki,nk->ni", Gpd, JGpd_p)          # 8 G(pd)^T J G(pd) p
-        r[:, 3:] = np.einsum("nij,nj->ni", Mpp, pdd) - qv
-        if coef is None:
-            return self.idx, r, None
-        cM, cC, cK = coef
-        blk = np.zeros((self.n, 7, 7))
-        eye = np.eye(3)
-        blk[:, :3, :3] = (cM * self.m)[:, None, None] * eye
-        Mblk = cM * Mpp
-        if cK:
-            # d(M p_dd)/dp = 4 T(J G p_dd) - 4 G^T J G(p_dd);  d(-Q_v)/dp = -8 G(pd)^T J G(pd)
-            JGpdd = np.einsum("nij,nj->ni", JG, pdd)
-            dM = 4.0 * rot.T(JGpdd) - 4.0 * np.einsum("nki,nkl,nlj->nij", Gp, self.J, rot.G(pdd))
-            dQ = 8.0 * np.einsum("nki,nkl,nlj->nij", Gpd, self.J, Gpd)
-            Mblk = Mblk + cK * (dM - dQ)
-        if cC:
-            # Q_v = -8 G(pd)^T y, y = J G(p) pd ->  dQ_v/dpd = -8 T(y) - 8 G(pd)^T J G(p)
-            y = np.einsum("nij,nj->ni", JG, pd)
-            dQdpd = -8.0 * rot.T(y) - 8.0 * np.einsum("nki,nkl,nlj->nij", Gpd, self.J, Gp)
-            Mblk = Mblk - cC * dQdpd
-        blk[:, 3:, 3:] = Mblk
-        return self.idx, r, blk
+        """Return (idx, r, blocks): r (n, 7); blocks = cM M + cC C + cK K or None
+        (one compiled call, flexmb/compiled/rigid.py)."""
+        cM, cC, cK = (0.0, 0.0, 0.0) if coef is None else map(float, coef)
+        self._kernel(q, v, vdot, self.idx, self.m, self.J, self.gravity, cM, cC, cK, coef is not None,
+                       self._r, self._blk)
+        return self.idx, self._r, (None if coef is None else self._blk)
 
     # -- energies ---------------------------------------------------------
     def kinetic_energy(self, q, v) -> float:

@@ -109,7 +109,7 @@ def find_redundant(asm, q: np.ndarray, t: float) -> np.ndarray:
 
 def handle_redundancy(asm, q: np.ndarray, t: float, policy: str) -> list[str]:
     """Detect redundant rows; switch them off (policy "remove") or raise ("error")."""
-    asm.active[:] = True
+    asm.set_active(np.ones(asm.m, dtype=bool))
     rows = find_redundant(asm, q, t)
     if rows.size == 0:
         return []
@@ -121,7 +121,9 @@ def handle_redundancy(asm, q: np.ndarray, t: float, policy: str) -> list[str]:
                                        labels)
     warnings.warn(msg + ". They are switched off; their reactions are carried by the remaining joints.",
                   RedundantConstraintWarning, stacklevel=3)
-    asm.active[rows] = False
+    active = asm.active.copy()
+    active[rows] = False
+    asm.set_active(active)
     return labels
 
 
@@ -185,7 +187,7 @@ def accelerations(asm, q: np.ndarray, v: np.ndarray, t: float) -> tuple[np.ndarr
 def consistent_start(asm, t0: float, redundant: str = "remove"):
     """Projected q0, v0 and the matching accelerations and multipliers."""
     q, v = asm.initial_state()
-    asm.active[:] = True
+    asm.set_active(np.ones(asm.m, dtype=bool))
     q = project_positions(asm, q, t0)
     handle_redundancy(asm, q, t0, redundant)
     v = project_velocities(asm, q, v, t0)

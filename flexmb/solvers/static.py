@@ -79,7 +79,7 @@ def static_equilibrium(system, load_steps: int = 10, *, t: float = 0.0, tol: flo
         raise ModelError(f"{OWNER}: redundant must be 'remove' or 'error', got {redundant!r}")
     asm = system.compile()
     asm.start(*asm.initial_state())
-    asm.active[:] = True
+    asm.set_active(np.ones(asm.m, dtype=bool))
     q = project_positions(asm, asm.initial_state()[0], t)
     handle_redundancy(asm, q, t, redundant)
     rows = [_row(asm, 0.0, q, np.zeros(asm.m))]
@@ -129,7 +129,7 @@ def start_from_equilibrium(asm, initial: Result, t: float,
         raise ModelError(f"simulate: initial must be a Result of this system with {asm.nq} coordinates per row "
                          f"(from fm.static_equilibrium), got {got!r}")
     q = np.array(initial.q[-1], dtype=float)
-    asm.active[:] = True
+    asm.set_active(np.ones(asm.m, dtype=bool))
     handle_redundancy(asm, q, t, redundant)
     if initial.history is not None:
         asm.set_history(initial.history[-1])
