@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..compiled.stepping import apply_increment, corrected_rates, newton_rhs, newton_weights, predict
 from ..errors import ConvergenceError, ModelError
 from .linalg import DENSE_LIMIT, SingularMatrixError, factorize
 
@@ -119,31 +120,27 @@ class AlphaStepper:
         P, asm = self.p, self.asm
         am, af, beta, gamma = P.alpha_m, P.alpha_f, P.beta, P.gamma
         t1 = s.t + h
-        # predictor: constant true acceleration
-        a1 = (s.vd - am * s.a) / (1.0 - am)
-        qp = s.q + h * s.v + h * h * ((0.5 - beta) * s.a + beta * a1)
-        vp = s.v + h * ((1.0 - gamma) * s.a + gamma * a1)
-        vdp = s.vd.copy()
+        nq = asm.nq
+        qp, vp, vdp = np.empty(nq), np.empty(nq), np.empty(nq)
+        predict(s.q, s.v, s.vd, s.a, h, am, beta, gamma, qp, vp, vdp)
         bp = (1.0 - am) / (beta * h * h * (1.0 - af))   # d vd / d q
         gp = gamma / (beta * h)                          # d v / d q
         scale = beta * h * h
         coef = ((1.0 - am) / (1.0 - af), gamma * h, scale, scale, 0.0)
         q, lam = qp.copy(), s.lam.copy()
+        v, vd = vp.copy(), vdp.copy()
+        rhs = np.empty(nq + asm.m)
         lu = self._lu if (self.reuse and self._lu_h == h) else None
         fresh = lu is None
         prev = math.inf
-        wq = 1.0 / (self.tol * (1.0 + np.abs(qp)))
-        if q_tol is not None:
-            # never below what double precision can resolve in q
-            wq = np.maximum(wq, 1.0 / np.maximum(q_tol, 100.0 * np.finfo(float).eps * (1.0 + np.abs(qp))))
+        wq = np.empty(nq)
+        newton_weights(qp, self.tol, np.zeros(0) if q_tol is None else q_tol, q_tol is not None,
+                       100.0 * np.finfo(float).eps, wq)
         for it in range(1, self.max_iter + 1):
-            dq_tot = q - qp
-            v, vd = vp + gp * dq_tot, vdp + bp * dq_tot
             need_matrix = lu is None
             r, c, S = asm.residual(q, v, vd, lam, t1, coef=coef if need_matrix else None)
-            rhs = -np.concatenate([scale * r, c.phi])
             here = (q, v, vd, lam, t1, coef[:3])
-            if not np.all(np.isfinite(rhs)):
+            if not newton_rhs(r, c.phi, scale, rhs):
                 raise NewtonFailure(math.inf, self._worst(c.phi), "non-finite residual", not fresh, here)
             if need_matrix:
                 try:
@@ -156,12 +153,12 @@ class AlphaStepper:
                 self._lu, self._lu_h = lu, h
             dx = lu.solve(rhs)
             self.stats.newton_iterations += 1
-            dq = dx[: asm.nq]
-            q = q + dq
-            lam = lam + dx[asm.nq:] / scale
-            err = float(np.sqrt(np.mean((dq * wq) ** 2)))
+            q, lam = q.copy(), lam.copy()      # the state passed to the residual stays as it was
+            err = apply_increment(dx, scale, wq, q, lam)
             if not math.isfinite(err):
                 raise NewtonFailure(math.inf, self._worst(c.phi), "non-finite Newton increment", not fresh, here)
+            v, vd = np.empty(nq), np.empty(nq)
+            corrected_rates(q, qp, vp, vdp, gp, bp, v, vd)
             theta = err / prev if it > 1 else 1.0
             # increment test. With a matrix kept from an earlier step the iteration
             # converges linearly and the remaining error is about theta/(1 - theta)
@@ -169,14 +166,11 @@ class AlphaStepper:
             # only once the contraction theta <= 0.5 is observed, or the increment
             # is ten times below the tolerance.
             if err <= 1.0 and (fresh or theta <= 0.5 or err <= 0.1):
-                dq_tot = q - qp
-                v, vd = vp + gp * dq_tot, vdp + bp * dq_tot
                 a = ((1.0 - af) * vd + af * s.vd - am * s.a) / (1.0 - am)
                 return StepState(t1, q, v, vd, a, lam)
             if it > 1 and theta > 0.5:
                 lu = None   # slow contraction: refresh the iteration matrix
             prev = err
-        v, vd = vp + gp * (q - qp), vdp + bp * (q - qp)
         r, c, _ = asm.residual(q, v, vd, lam, t1)
         raise NewtonFailure(float(np.linalg.norm(np.concatenate([scale * r, c.phi]))), self._worst(c.phi),
                             f"no convergence in {self.max_iter} Newton iterations", not fresh,

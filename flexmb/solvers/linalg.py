@@ -20,6 +20,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 import scipy.linalg as sla
+from scipy.linalg.lapack import dgetrf as _getrf, dgetrs as _getrs
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
@@ -121,16 +122,21 @@ class Factorization:
 
 
 class _DenseLU(Factorization):
+    """LAPACK ``getrf``/``getrs`` called directly (scipy's ``lu_factor`` wrapper costs more than the
+    factorization itself on the small matrices of a time step)."""
+
     backend = "dense LU"
 
     def __init__(self, A: np.ndarray):
-        self._lu = sla.lu_factor(A, check_finite=False)
-        d = np.abs(np.diag(self._lu[0]))
-        if d.size and (not np.all(np.isfinite(d)) or d.min() <= 1e-14 * max(d.max(), 1e-300)):
-            raise SingularMatrixError(f"singular matrix (pivot ratio {d.min() / max(d.max(), 1e-300):.1e})")
+        from ..compiled.stepping import pivot_ratio
+        self._lu, self._piv, info = _getrf(A, overwrite_a=False)
+        ratio = pivot_ratio(self._lu)
+        if info > 0 or not ratio > 1e-14:
+            raise SingularMatrixError(f"singular matrix (pivot ratio {ratio:.1e})")
 
     def solve(self, b):
-        return sla.lu_solve(self._lu, b, check_finite=False)
+        x, info = _getrs(self._lu, self._piv, b)
+        return x
 
 
 class _DenseCholesky(Factorization):

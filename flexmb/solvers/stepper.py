@@ -1,0 +1,161 @@
+"""The integrator object of ``simulate``: it owns its step (SciPy's ``OdeSolver`` pattern).
+
+:class:`AlphaIntegrator` advances a run by one accepted step per call of :meth:`~AlphaIntegrator.step`:
+the Newton iteration of a generalized-alpha step (:class:`~flexmb.solvers.generalized_alpha.AlphaStepper`),
+retries with halved steps after a Newton failure, the step-size control of adaptive runs
+(docs/theory.md §5.2), the cut of a step back to the moment a contact begins (an event located by
+interpolating the penetration, docs/theory-contact.md §4), the reuse of the iteration matrix, the
+stall monitor, and at each accepted step the element history and the powers of the energy balance.
+``simulate`` only loops over ``step()``, saves, reports progress and writes output.
+"""
+from __future__ import annotations
+
+import math
+from collections import deque
+
+import numpy as np
+
+from .generalized_alpha import AlphaParameters, AlphaStepper, ErrorScale, NewtonFailure, StepState, failure_error
+from .initial import project_velocities
+from .watch import StallWatch, stall_floor
+
+__all__ = ["AlphaIntegrator", "NEWTON_SHARE", "MAX_CONTACT_CUTS"]
+
+NEWTON_SHARE = 0.01
+"""Adaptive steps: the Newton error in q is held below this share of the step's error allowance."""
+
+MAX_CONTACT_CUTS = 6
+"""Retries of one step to land on a contact onset (each interpolates the moment of touch again)."""
+
+
+class AlphaIntegrator:
+    """A generalized-alpha run from state ``s0`` to ``t_end`` (s), one accepted step per :meth:`step`.
+
+    Attributes after each step: ``state`` (the accepted :class:`StepState`), ``h_last`` (its size, s),
+    ``work_nc`` / ``work_drivers`` (J: trapezoidal integrals of the non-conservative and driver powers
+    since the start), ``powers`` (the powers at ``state``, W), ``h`` (the next step to try), ``stats``.
+    """
+
+    def __init__(self, asm, params: AlphaParameters, s0: StepState, t_start: float, t_end: float, h: float, *,
+                 h_nominal: float, adaptive: bool, rtol: float, atol: float, h_min: float, h_max: float,
+                 newton_tol: float, max_newton: int, velocity_projection: bool, energy: bool,
+                 h_contact: float | None, contact_tol: float, work=(0.0, 0.0), powers=None):
+        self.asm = asm
+        self.newton = AlphaStepper(asm, params, newton_tol, max_newton)
+        self.state = s0
+        self.t_start, self.t_end = t_start, t_end
+        self.h, self.h_nominal, self.h_min, self.h_max = h, h_nominal, h_min, h_max
+        self.h_last = h
+        self.adaptive, self.rtol, self.atol = adaptive, rtol, atol
+        self.velocity_projection, self.energy = velocity_projection, energy
+        self.h_contact, self.contact_tol = h_contact, contact_tol
+        self.work_nc, self.work_drivers = work
+        self.powers = powers if powers is not None else asm.step_end(s0.q, s0.v, s0.lam, s0.t, energy)
+        self.stats = {"steps": 0, "rejected": 0, "method": params.name}
+        self._stall = StallWatch(stall_floor(h_nominal, h_contact, h_min, adaptive))
+        self._error_scale = ErrorScale(asm, s0.q)
+        self._recent = deque([(s0.t, s0.q)], maxlen=3)   # last accepted (t, q), for the error estimate
+        self._span = t_end - t_start
+        self._cuts = 0
+        self._aim_min = 0.05 * (h_contact if h_contact is not None else h_nominal)   # shortest step aimed at a touch
+        self._contacts = bool(asm.contacts)
+        self._locate_onsets = self._contacts and math.isfinite(contact_tol)     # contact_tol = inf: not located
+
+    @property
+    def done(self) -> bool:
+        return self.state.t >= self.t_end - 1e-12 * max(1.0, abs(self.t_end))
+
+    def step(self) -> StepState:
+        """Take one accepted step (retrying as needed) and return its state; raises ConvergenceError when a
+        step fails down to ``h_min``, StallError when the steps collapse."""
+        while True:
+            s1, h_try = self._attempt()
+            if s1 is not None:
+                return self._accept(s1, h_try)
+
+    # -- one attempt -------------------------------------------------------
+    def _attempt(self) -> tuple[StepState | None, float]:
+        s, asm = self.state, self.asm
+        h_try = min(self.h, self.h_max, self.t_end - s.t)
+        if self._contacts:
+            h_try = self._contact_step(s, h_try)
+        q_tol = (NEWTON_SHARE * (self.atol + self.rtol * self._error_scale.scale) * (h_try / self._span)
+                 if self.adaptive else None)
+        try:
+            s1 = self.newton.step(s, h_try, q_tol)
+        except NewtonFailure as exc:
+            self._reject(h_try)
+            if exc.reused:
+                return None, h_try          # retry the same step with a fresh iteration matrix first
+            if h_try / 2 < self.h_min:
+                raise failure_error(exc, s.t + h_try, h_try, asm) from None
+            self.h = h_try / 2
+            return None, h_try
+        if self._locate_onsets and self._cuts < MAX_CONTACT_CUTS:
+            frac = asm.contact_onset(s.q, s.v, s1.q, s1.v, self.contact_tol)
+            if frac is not None and frac < 0.99 and h_try * frac >= self._aim_min:
+                self._cuts += 1
+                self._reject(h_try)
+                self.h = h_try * frac                 # land on the moment of touch
+                return None, h_try
+        self._cuts = 0
+        if self.adaptive:
+            err = self.newton.error_norm(s, s1, self._recent, h_try, self.rtol, self.atol,
+                                         self._error_scale.update(s1.q), self._span)
+            # err ~ h^2 (error per unit step of an O(h^3) local error): exponent 1/2
+            if err > 1.0 and h_try / 2 >= self.h_min:
+                self._reject(h_try)
+                self.h = max(h_try * max(0.2, 0.9 * err ** -0.5), self.h_min)
+                return None, h_try
+            self.h = max(h_try * min(2.0, max(0.2, 0.9 * max(err, 1e-10) ** -0.5)), self.h_min)
+        elif h_try < self.h_nominal:
+            self.h = min(2.0 * h_try, self.h_nominal)   # recover the requested step after a retry
+        return s1, h_try
+
+    def _contact_step(self, s: StepState, h_try: float) -> float:
+        """The step limited to ``h_contact`` while a pair touches, and aimed at the moment of touch when a
+        free-flight prediction already penetrates."""
+        asm = self.asm
+        if self.h_contact is not None and asm.in_contact(s.q, s.v, self.contact_tol):
+            h_try = min(h_try, self.h_contact)
+        if not self._locate_onsets:
+            return h_try
+        q_pred = s.q + h_try * s.v + 0.5 * h_try * h_try * s.vd
+        frac = asm.contact_onset(s.q, s.v, q_pred, s.v + h_try * s.vd, self.contact_tol)
+        if frac is not None and frac < 0.99:
+            # never below a twentieth of the contact step: a surface approached ever more slowly
+            # must not stall the run in vanishing steps
+            h_try = max(h_try * frac, min(h_try, self._aim_min))
+        return h_try
+
+    def _reject(self, h_try: float) -> None:
+        self.stats["rejected"] += 1
+        self.newton.forget_matrix()
+        self._stall.attempt(0.0, self.state.t, h_try, self.explain)
+
+    def _accept(self, s1: StepState, h_try: float) -> StepState:
+        asm = self.asm
+        if self.velocity_projection:
+            s1.v = project_velocities(asm, s1.q, s1.v, s1.t)
+        p1 = asm.step_end(s1.q, s1.v, s1.lam, s1.t, self.energy, a=s1.vd)
+        if self.energy:
+            self.work_nc += 0.5 * h_try * (self.powers[0] + p1[0])
+            self.work_drivers += 0.5 * h_try * (self.powers[1] + p1[1])
+            self.powers = p1
+        self._stall.attempt(h_try, s1.t, h_try, self.explain)
+        self._recent.append((s1.t, s1.q))
+        self.state, self.h_last = s1, h_try
+        self.stats["steps"] += 1
+        return s1
+
+    def explain(self) -> str:
+        """The sentence naming the element that dominates the iteration matrix at the current state."""
+        from .diagnostics import culprit_text
+        P, s, h = self.newton.p, self.state, self.h_nominal
+        coef = ((1.0 - P.alpha_m) / (1.0 - P.alpha_f), P.gamma * h, P.beta * h ** 2)
+        return culprit_text(self.asm, s.q, s.v, s.vd, s.lam, s.t, coef)
+
+    def counters(self) -> dict:
+        """Newton iterations and factorizations so far."""
+        return {"newton_iterations": self.newton.stats.newton_iterations,
+                "factorizations": self.newton.stats.factorizations}
