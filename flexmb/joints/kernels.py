@@ -1,20 +1,20 @@
-"""Vectorized evaluation of constraint primitives, one call per primitive kind.
+"""Evaluation of constraint primitives, one compiled call per primitive kind.
 
-For all rows of one kind (and one pair of modal-coordinate counts) the kernel
+For all rows of one kind (and one pair of modal-coordinate counts) one numba kernel
+(flexmb/compiled/joints.py, loaded with the first assembled model, not at ``import flexmb``)
 returns the residual ``Phi``, its gradient (rows, nx) in the coordinates of the
 body pair (14 frame coordinates, then the modal ones of flexible bodies), the acceleration right-hand side
-``gamma = -(Phi_q v)_q v - 2 Phi_qt v - Phi_tt`` and the multiplier-weighted
+``gamma = -(Phi_q v)_q v - 2 Phi_qt v - Phi_tt``; a second kernel returns the multiplier-weighted
 Hessian ``sum lambda_k d2 Phi_k/dq2`` (instances, nx, nx) that enters Newton's
-matrix (docs/theory.md §2-3).
+matrix (docs/theory.md §2-3). Both loop over the instances and build each row from the pair
+expressions of :mod:`flexmb.compiled.pairs`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
-
-from .. import kinematics as kin
-from ..kinematics import PairState
 from .base import Primitive
 
 ROWS = {"point": 3, "dot1": 1, "dot2": 1, "distance": 1, "angle": 1, "coordinate": 1}
@@ -66,16 +66,22 @@ def extend(q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate([q, GROUND_Q]), np.concatenate([v, np.zeros(7)])
 
 
-@dataclass
+# Body-fixed vectors of each kind, as (name, side): the slots of PrimitiveGroup.u0 and .S.
+SLOTS = {"point": (("u_i", 0), ("u_j", 1)), "dot1": (("a_i", 0), ("a_j", 1)),
+         "dot2": (("a_i", 0), ("u_i", 0), ("u_j", 1)), "distance": (("u_i", 0), ("u_j", 1)),
+         "angle": (("f_i", 0), ("g_i", 0), ("f_j", 1)), "coordinate": ()}
+
+
+@dataclass(slots=True)
 class RowEval:
     """Values of one primitive group at a state: ``phi`` (m or rad), ``jac``, ``gamma``, ``phi_t`` and the
     Hessian callable ``hess(lam)``."""
 
     phi: np.ndarray      # (rows,)
-    jac: np.ndarray      # (rows, 14)
+    jac: np.ndarray      # (rows, nx)
     gamma: np.ndarray    # (rows,)
     phi_t: np.ndarray    # (rows,)
-    hess: object         # callable: lam (rows,) -> (instances, 14, 14)
+    hess: object         # callable: lam (rows,) -> (instances, nx, nx)
 
 
 class PrimitiveGroup:
@@ -89,16 +95,30 @@ class PrimitiveGroup:
         self.rows = row0 + np.arange(self.n * self.r)
         self.n_modes = modal_counts(prims[0])
         self.gather, self.scatter = pair_columns([p.body_i for p in prims], [p.body_j for p in prims], nq)
+        self.nx = self.gather.shape[1]
         self.labels = []
         for p in prims:
             self.labels += [p.label] if self.r == 1 else [f"{p.label} ({c})" for c in "xyz"]
-        names = {"point": ("u_i", "u_j"), "dot1": ("a_i", "a_j"), "dot2": ("a_i", "u_i", "u_j"),
-                 "distance": ("u_i", "u_j"), "angle": ("f_i", "g_i", "f_j"), "coordinate": ()}[kind]
-        self.vec = {k: np.array([p.vectors[k] for p in prims], dtype=float).reshape(self.n, 3) for k in names}
-        self.shape = stack_shapes(prims, names, self.n_modes)
-        self.scalar = np.array([p.scalar for p in prims], dtype=float)
+        slots = SLOTS[kind]
+        self.u0 = np.zeros((self.n, len(slots), 3))
+        self.S = np.zeros((self.n, len(slots), 3, max(self.n_modes)))
+        for k, p in enumerate(prims):
+            for s, (name, side) in enumerate(slots):
+                self.u0[k, s] = p.vectors[name]
+                if name in p.shapes:
+                    self.S[k, s, :, :self.n_modes[side]] = p.shapes[name]
+        # f(t), f''(t) (filled per call for driven instances) and the constant of each instance
+        self.drive = np.zeros((3, self.n))
+        self.drive[2] = [p.scalar for p in prims]
         self.driven = np.array([k for k, p in enumerate(prims) if p.driver is not None], dtype=np.int64)
         self.drivers = [prims[k].driver for k in self.driven]
+        from ..compiled.joints import KERNELS
+        self._rows_kernel, self._hess_kernel = KERNELS[kind]
+        self._m_i = self.n_modes[0]
+        self._nr = self.n * self.r
+        self._jac_shape, self._hess_shape = (self._nr, self.nx), (self.n, self.nx, self.nx)
+        self._phi_t = np.zeros(self._nr)          # Phi_t of a group without drivers (shared, read-only)
+        self._phi_t.flags.writeable = False
 
     def driver_terms(self, t: float):
         """f, f', f'' of every driven instance (one call per user function)."""
@@ -107,40 +127,23 @@ class PrimitiveGroup:
 
     def evaluate(self, qe: np.ndarray, ve: np.ndarray, t: float) -> RowEval:
         """Residual, Jacobian, ``gamma`` and ``Phi_t`` of all rows of this group at one state, with the
-        multiplier-weighted Hessian as a callable (docs/theory.md §2-3)."""
-        s = PairState(qe[self.gather], ve[self.gather], *self.n_modes)
-        phi_t = np.zeros(self.n * self.r)
-        fdd = np.zeros(self.n)
-        f = np.zeros(self.n)
-        if self.driven.size:
-            fv, fd, fa = self.driver_terms(t)
-            f[self.driven], phi_t[self.driven], fdd[self.driven] = fv, -fd, fa
-        v, S = self.vec, self.shape
-        if self.kind == "point":
-            d = kin.separation(s, v["u_i"], v["u_j"], S["u_i"], S["u_j"])
-            return RowEval(d.val.reshape(-1), d.jac.reshape(-1, s.nx), -d.quad.reshape(-1), phi_t,
-                           lambda lam: d.hess(lam.reshape(-1, 3)))
-        if self.kind == "coordinate":
-            k = 7 + self.scalar.astype(np.int64)
-            jac = np.zeros((self.n, s.nx))
-            jac[np.arange(self.n), k] = 1.0
-            return RowEval(s.x[np.arange(self.n), k] - f, jac, fdd, phi_t,
-                           lambda lam: np.zeros((self.n, s.nx, s.nx)))
-        if self.kind == "dot1":
-            e = kin.dot(kin.body_vector(s, 0, v["a_i"], S["a_i"]), kin.body_vector(s, 1, v["a_j"], S["a_j"]), s.xd)
-        elif self.kind == "dot2":
-            e = kin.dot(kin.body_vector(s, 0, v["a_i"], S["a_i"]),
-                        kin.separation(s, v["u_i"], v["u_j"], S["u_i"], S["u_j"]), s.xd)
-        elif self.kind == "distance":
-            d = kin.separation(s, v["u_i"], v["u_j"], S["u_i"], S["u_j"])
-            half = kin.dot(d, d, s.xd)
-            e = kin.Scalar(0.5 * (half.val - self.scalar ** 2), 0.5 * half.jac, 0.5 * half.quad,
-                           lambda lam: half.hess(0.5 * lam))
-        else:  # angle: theta unwrapped about the prescribed value f(t)
-            fi, gi, fj = (kin.body_vector(s, 0, v["f_i"], S["f_i"]), kin.body_vector(s, 0, v["g_i"], S["g_i"]),
-                          kin.body_vector(s, 1, v["f_j"], S["f_j"]))
-            e = kin.angle(kin.dot(gi, fj, s.xd), kin.dot(fi, fj, s.xd), f, s.xd)
-        return RowEval(e.val - f, e.jac, fdd - e.quad, phi_t, e.hess)
+        multiplier-weighted Hessian as a callable (docs/theory.md §2-3). ``qe``, ``ve``: the extended
+        vectors of :func:`extend` (float64, C-contiguous; ``hess`` keeps a reference to ``qe``)."""
+        phi_t = self._phi_t
+        if self.drivers:
+            f, fd, fa = self.driver_terms(t)
+            self.drive[0, self.driven], self.drive[1, self.driven] = f, fa
+            phi_t = np.zeros(self._nr)
+            phi_t[self.driven] = -fd
+        phi, jac, gamma = np.empty(self._nr), np.empty(self._jac_shape), np.empty(self._nr)
+        self._rows_kernel(qe, ve, self.gather, self.u0, self.S, self._m_i, self.drive, phi, jac, gamma)
+        return RowEval(phi, jac, gamma, phi_t, partial(self.hessian, qe))
+
+    def hessian(self, qe: np.ndarray, lam: np.ndarray) -> np.ndarray:
+        """``sum_k lam_k d2 Phi_k/dx2`` (n, nx, nx) at coordinates ``qe`` for multipliers ``lam`` (n r,)."""
+        H = np.empty(self._hess_shape)
+        self._hess_kernel(qe, self.gather, self.u0, self.S, self._m_i, lam, H)
+        return H
 
 
 def build_groups(prims: list[Primitive], row0: int, nq: int) -> list[PrimitiveGroup]:

@@ -1,0 +1,315 @@
+"""Compiled constraint kernels, one pair per primitive kind (used by flexmb/joints/kernels.py).
+
+For all rows of one kind (and one pair of modal-coordinate counts) the ``_<kind>_rows`` kernel writes the
+residual ``Phi``, its gradient in the coordinates of the body pair (14 frame coordinates, then the modal ones
+of flexible bodies) and the acceleration right-hand side ``gamma = -(Phi_q v)_q v - 2 Phi_qt v - Phi_tt``;
+``_<kind>_hess`` writes the multiplier-weighted Hessian ``sum lambda_k d2 Phi_k/dq2`` (docs/theory.md §2-3).
+Both loop over the instances and build each row from the pair expressions of :mod:`flexmb.compiled.pairs`.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .pairs import (angle, angle_hess, angle_quad, attached, attached_hess, attached_quad, body_point, dot,
+                    dot_hess, dot_quad, separation, separation_hess, separation_quad)
+
+
+# -- compiled kernels --------------------------------------------------------------------------
+# Common arguments: qe, ve the extended coordinates and velocities ([q, ground]); gather (n, nx) the
+# pair columns of each instance; u0 (n, slots, 3) the body-fixed vectors at zero deformation and
+# S (n, slots, 3, max(m_i, m_j)) their attachment shapes (SLOTS); m_i the modal count of body i;
+# drive (3, n): f(t), f''(t) and the constant (distance L or coordinate index) of each instance.
+# Evaluation kernels write phi (n r,), jac (n r, nx), gamma (n r,); Hessian kernels H (n, nx, nx).
+
+@njit(cache=True)
+def _pair_state(qe, ve, cols, x, xd):
+    """The coordinates ``x`` and velocities ``xd`` of one pair (gathered from the extended vectors)."""
+    for c in range(cols.shape[0]):
+        x[c] = qe[cols[c]]
+        xd[c] = ve[cols[c]]
+
+
+@njit(cache=True)
+def _point_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
+    """``d = r_j + A_j u_j - r_i - A_i u_i`` (m, 3 rows), ``gamma = -d_quad`` (Haug 1989, §9.2)."""
+    n, nx = gather.shape
+    m_j = nx - 14 - m_i
+    x, xd = np.empty(nx), np.empty(nx)
+    ui, uj, d, q = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    for k in range(n):
+        _pair_state(qe, ve, gather[k], x, xd)
+        J = jac[3 * k:3 * k + 3]
+        J.fill(0.0)
+        d.fill(0.0)
+        q.fill(0.0)
+        separation(x, u0[k, 0], S[k, 0], 14, m_i, u0[k, 1], S[k, 1], 14 + m_i, m_j, ui, uj, d, J)
+        separation_quad(x, xd, ui, S[k, 0], 14, m_i, uj, S[k, 1], 14 + m_i, m_j, q)
+        for a in range(3):
+            phi[3 * k + a] = d[a]
+            gamma[3 * k + a] = -q[a]
+
+
+@njit(cache=True)
+def _point_hess(qe, gather, u0, S, m_i, lam, H):
+    """``sum_a lam_a d2 d_a/dx2``: ``-2 Q(lam, u_i)``, ``+2 Q(lam, u_j)`` and their modal blocks."""
+    n, nx = gather.shape
+    m_j = nx - 14 - m_i
+    x = np.empty(nx)
+    ui, uj = np.empty(3), np.empty(3)
+    for k in range(n):
+        _pair_state(qe, qe, gather[k], x, x)
+        H[k].fill(0.0)
+        body_point(x, u0[k, 0], S[k, 0], 14, m_i, ui)
+        body_point(x, u0[k, 1], S[k, 1], 14 + m_i, m_j, uj)
+        separation_hess(x, ui, S[k, 0], 14, m_i, uj, S[k, 1], 14 + m_i, m_j, lam[3 * k:3 * k + 3], H[k])
+
+
+@njit(cache=True)
+def _dot1_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
+    """``(A_i a_i) . (A_j a_j) - f(t)`` (Haug 1989, §9.2, dot-1)."""
+    n, nx = gather.shape
+    m_j = nx - 14 - m_i
+    x, xd = np.empty(nx), np.empty(nx)
+    ua, ub, va, vb, qa, qb = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    Ja, Jb = np.empty((3, nx)), np.empty((3, nx))
+    for k in range(n):
+        _pair_state(qe, ve, gather[k], x, xd)
+        va.fill(0.0)
+        vb.fill(0.0)
+        qa.fill(0.0)
+        qb.fill(0.0)
+        Ja.fill(0.0)
+        Jb.fill(0.0)
+        jac[k].fill(0.0)
+        attached(x, 0, u0[k, 0], S[k, 0], 14, m_i, 1.0, ua, va, Ja)
+        attached(x, 1, u0[k, 1], S[k, 1], 14 + m_i, m_j, 1.0, ub, vb, Jb)
+        attached_quad(x, xd, 0, ua, S[k, 0], 14, m_i, 1.0, qa)
+        attached_quad(x, xd, 1, ub, S[k, 1], 14 + m_i, m_j, 1.0, qb)
+        phi[k] = dot(va, Ja, vb, Jb, jac[k]) - drive[0, k]
+        gamma[k] = drive[1, k] - dot_quad(va, Ja, qa, vb, Jb, qb, xd)
+
+
+@njit(cache=True)
+def _dot1_hess(qe, gather, u0, S, m_i, lam, H):
+    """``lam (Ja^T Jb + Jb^T Ja) + H_a(lam b) + H_b(lam a)`` per instance."""
+    n, nx = gather.shape
+    m_j = nx - 14 - m_i
+    x = np.empty(nx)
+    ua, ub, va, vb, w = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    Ja, Jb = np.empty((3, nx)), np.empty((3, nx))
+    for k in range(n):
+        _pair_state(qe, qe, gather[k], x, x)
+        va.fill(0.0)
+        vb.fill(0.0)
+        Ja.fill(0.0)
+        Jb.fill(0.0)
+        H[k].fill(0.0)
+        attached(x, 0, u0[k, 0], S[k, 0], 14, m_i, 1.0, ua, va, Ja)
+        attached(x, 1, u0[k, 1], S[k, 1], 14 + m_i, m_j, 1.0, ub, vb, Jb)
+        dot_hess(Ja, Jb, lam[k], H[k])
+        for a in range(3):
+            w[a] = lam[k] * vb[a]
+        attached_hess(x, 0, ua, S[k, 0], 14, m_i, w, 1.0, H[k])
+        for a in range(3):
+            w[a] = lam[k] * va[a]
+        attached_hess(x, 1, ub, S[k, 1], 14 + m_i, m_j, w, 1.0, H[k])
+
+
+@njit(cache=True)
+def _dot2_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
+    """``(A_i a_i) . d - f(t)`` (m; Haug 1989, §9.2, dot-2)."""
+    n, nx = gather.shape
+    m_j = nx - 14 - m_i
+    x, xd = np.empty(nx), np.empty(nx)
+    ua, ui, uj, va = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    d, qa, qd = np.empty(3), np.empty(3), np.empty(3)
+    Ja, Jd = np.empty((3, nx)), np.empty((3, nx))
+    for k in range(n):
+        _pair_state(qe, ve, gather[k], x, xd)
+        va.fill(0.0)
+        d.fill(0.0)
+        qa.fill(0.0)
+        qd.fill(0.0)
+        Ja.fill(0.0)
+        Jd.fill(0.0)
+        jac[k].fill(0.0)
+        attached(x, 0, u0[k, 0], S[k, 0], 14, m_i, 1.0, ua, va, Ja)
+        separation(x, u0[k, 1], S[k, 1], 14, m_i, u0[k, 2], S[k, 2], 14 + m_i, m_j, ui, uj, d, Jd)
+        attached_quad(x, xd, 0, ua, S[k, 0], 14, m_i, 1.0, qa)
+        separation_quad(x, xd, ui, S[k, 1], 14, m_i, uj, S[k, 2], 14 + m_i, m_j, qd)
+        phi[k] = dot(va, Ja, d, Jd, jac[k]) - drive[0, k]
+        gamma[k] = drive[1, k] - dot_quad(va, Ja, qa, d, Jd, qd, xd)
+
+
+@njit(cache=True)
+def _dot2_hess(qe, gather, u0, S, m_i, lam, H):
+    """``lam (Ja^T Jd + Jd^T Ja) + H_a(lam d) + H_d(lam a)`` per instance."""
+    n, nx = gather.shape
+    m_j = nx - 14 - m_i
+    x = np.empty(nx)
+    ua, ui, uj, va, d, w = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    Ja, Jd = np.empty((3, nx)), np.empty((3, nx))
+    for k in range(n):
+        _pair_state(qe, qe, gather[k], x, x)
+        va.fill(0.0)
+        d.fill(0.0)
+        Ja.fill(0.0)
+        Jd.fill(0.0)
+        H[k].fill(0.0)
+        attached(x, 0, u0[k, 0], S[k, 0], 14, m_i, 1.0, ua, va, Ja)
+        separation(x, u0[k, 1], S[k, 1], 14, m_i, u0[k, 2], S[k, 2], 14 + m_i, m_j, ui, uj, d, Jd)
+        dot_hess(Ja, Jd, lam[k], H[k])
+        for a in range(3):
+            w[a] = lam[k] * d[a]
+        attached_hess(x, 0, ua, S[k, 0], 14, m_i, w, 1.0, H[k])
+        for a in range(3):
+            w[a] = lam[k] * va[a]
+        separation_hess(x, ui, S[k, 1], 14, m_i, uj, S[k, 2], 14 + m_i, m_j, w, H[k])
+
+
+@njit(cache=True)
+def _distance_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
+    """``(d . d - L^2) / 2 - f(t)`` (m^2; Haug 1989, §9.2)."""
+    n, nx = gather.shape
+    m_j = nx - 14 - m_i
+    x, xd = np.empty(nx), np.empty(nx)
+    ui, uj, d, qd = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    Jd, g = np.empty((3, nx)), np.empty(nx)
+    for k in range(n):
+        _pair_state(qe, ve, gather[k], x, xd)
+        d.fill(0.0)
+        qd.fill(0.0)
+        Jd.fill(0.0)
+        g.fill(0.0)
+        separation(x, u0[k, 0], S[k, 0], 14, m_i, u0[k, 1], S[k, 1], 14 + m_i, m_j, ui, uj, d, Jd)
+        separation_quad(x, xd, ui, S[k, 0], 14, m_i, uj, S[k, 1], 14 + m_i, m_j, qd)
+        dd = dot(d, Jd, d, Jd, g)
+        for c in range(nx):
+            jac[k, c] = 0.5 * g[c]
+        L = drive[2, k]
+        phi[k] = 0.5 * (dd - L * L) - drive[0, k]
+        gamma[k] = drive[1, k] - 0.5 * dot_quad(d, Jd, qd, d, Jd, qd, xd)
+
+
+@njit(cache=True)
+def _distance_hess(qe, gather, u0, S, m_i, lam, H):
+    """``lam Jd^T Jd + H_d(lam d)`` per instance."""
+    n, nx = gather.shape
+    m_j = nx - 14 - m_i
+    x = np.empty(nx)
+    ui, uj, d, w = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    Jd = np.empty((3, nx))
+    for k in range(n):
+        _pair_state(qe, qe, gather[k], x, x)
+        d.fill(0.0)
+        Jd.fill(0.0)
+        H[k].fill(0.0)
+        separation(x, u0[k, 0], S[k, 0], 14, m_i, u0[k, 1], S[k, 1], 14 + m_i, m_j, ui, uj, d, Jd)
+        dot_hess(Jd, Jd, 0.5 * lam[k], H[k])
+        for a in range(3):
+            w[a] = lam[k] * d[a]
+        separation_hess(x, ui, S[k, 0], 14, m_i, uj, S[k, 1], 14 + m_i, m_j, w, H[k])
+
+
+@njit(cache=True)
+def _angle_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
+    """``theta - f(t)`` (rad), ``theta = atan2(g_i . f_j, f_i . f_j)`` unwrapped to within pi of f(t)
+    (docs/theory.md §2)."""
+    n, nx = gather.shape
+    m_j = nx - 14 - m_i
+    x, xd = np.empty(nx), np.empty(nx)
+    uf, ug, uh, vf, vg, vh = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    qf, qg, qh = np.empty(3), np.empty(3), np.empty(3)
+    Jf, Jg, Jh = np.empty((3, nx)), np.empty((3, nx)), np.empty((3, nx))
+    js, jc = np.empty(nx), np.empty(nx)
+    for k in range(n):
+        _pair_state(qe, ve, gather[k], x, xd)
+        vf.fill(0.0)
+        vg.fill(0.0)
+        vh.fill(0.0)
+        qf.fill(0.0)
+        qg.fill(0.0)
+        qh.fill(0.0)
+        Jf.fill(0.0)
+        Jg.fill(0.0)
+        Jh.fill(0.0)
+        js.fill(0.0)
+        jc.fill(0.0)
+        jac[k].fill(0.0)
+        attached(x, 0, u0[k, 0], S[k, 0], 14, m_i, 1.0, uf, vf, Jf)          # f_i
+        attached(x, 0, u0[k, 1], S[k, 1], 14, m_i, 1.0, ug, vg, Jg)          # g_i
+        attached(x, 1, u0[k, 2], S[k, 2], 14 + m_i, m_j, 1.0, uh, vh, Jh)    # f_j
+        attached_quad(x, xd, 0, uf, S[k, 0], 14, m_i, 1.0, qf)
+        attached_quad(x, xd, 0, ug, S[k, 1], 14, m_i, 1.0, qg)
+        attached_quad(x, xd, 1, uh, S[k, 2], 14 + m_i, m_j, 1.0, qh)
+        s = dot(vg, Jg, vh, Jh, js)
+        c = dot(vf, Jf, vh, Jh, jc)
+        qs = dot_quad(vg, Jg, qg, vh, Jh, qh, xd)
+        qc = dot_quad(vf, Jf, qf, vh, Jh, qh, xd)
+        f = drive[0, k]
+        phi[k] = angle(s, js, c, jc, f, jac[k]) - f
+        gamma[k] = drive[1, k] - angle_quad(s, js, qs, c, jc, qc, xd)
+
+
+@njit(cache=True)
+def _angle_hess(qe, gather, u0, S, m_i, lam, H):
+    """``lam d2 theta/dx2`` per instance: the angle's own terms, then the Hessians of ``s`` and ``c``."""
+    n, nx = gather.shape
+    m_j = nx - 14 - m_i
+    x = np.empty(nx)
+    uf, ug, uh, w = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    vf, vg, vh = np.empty(3), np.empty(3), np.empty(3)
+    Jf, Jg, Jh = np.empty((3, nx)), np.empty((3, nx)), np.empty((3, nx))
+    js, jc = np.empty(nx), np.empty(nx)
+    for k in range(n):
+        _pair_state(qe, qe, gather[k], x, x)
+        vf.fill(0.0)
+        vg.fill(0.0)
+        vh.fill(0.0)
+        Jf.fill(0.0)
+        Jg.fill(0.0)
+        Jh.fill(0.0)
+        js.fill(0.0)
+        jc.fill(0.0)
+        H[k].fill(0.0)
+        attached(x, 0, u0[k, 0], S[k, 0], 14, m_i, 1.0, uf, vf, Jf)
+        attached(x, 0, u0[k, 1], S[k, 1], 14, m_i, 1.0, ug, vg, Jg)
+        attached(x, 1, u0[k, 2], S[k, 2], 14 + m_i, m_j, 1.0, uh, vh, Jh)
+        s = dot(vg, Jg, vh, Jh, js)
+        c = dot(vf, Jf, vh, Jh, jc)
+        ws, wc = angle_hess(s, js, c, jc, lam[k], H[k])
+        dot_hess(Jg, Jh, ws, H[k])                                            # s = g_i . f_j
+        dot_hess(Jf, Jh, wc, H[k])                                            # c = f_i . f_j
+        for a in range(3):
+            w[a] = ws * vh[a]
+        attached_hess(x, 0, ug, S[k, 1], 14, m_i, w, 1.0, H[k])
+        for a in range(3):
+            w[a] = wc * vh[a]
+        attached_hess(x, 0, uf, S[k, 0], 14, m_i, w, 1.0, H[k])
+        for a in range(3):
+            w[a] = ws * vg[a] + wc * vf[a]
+        attached_hess(x, 1, uh, S[k, 2], 14 + m_i, m_j, w, 1.0, H[k])
+
+
+@njit(cache=True)
+def _coordinate_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
+    """``q_k - f(t)`` for the coordinate ``k`` of body j (m or 1; Haug 1989, §9.4)."""
+    n = gather.shape[0]
+    for k in range(n):
+        c = 7 + int(drive[2, k])
+        jac[k].fill(0.0)
+        jac[k, c] = 1.0
+        phi[k] = qe[gather[k, c]] - drive[0, k]
+        gamma[k] = drive[1, k]
+
+
+@njit(cache=True)
+def _coordinate_hess(qe, gather, u0, S, m_i, lam, H):
+    """Coordinate rows are linear: zero Hessian."""
+    H.fill(0.0)
+
+
+KERNELS = {"point": (_point_rows, _point_hess), "dot1": (_dot1_rows, _dot1_hess), "dot2": (_dot2_rows, _dot2_hess),
+           "distance": (_distance_rows, _distance_hess), "angle": (_angle_rows, _angle_hess),
+           "coordinate": (_coordinate_rows, _coordinate_hess)}
