@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import platform
 import sys
 import time
@@ -41,6 +42,13 @@ def cmd_info(_args) -> int:
     return 0
 
 
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return value
+
+
 def cmd_verify(args) -> int:
     try:
         import verification
@@ -75,7 +83,9 @@ def cmd_verify(args) -> int:
 
     print(f"flexmb verify: {len(names)} suite{'s' if len(names) != 1 else ''} ({', '.join(names)})"
           f"{', quick subset' if args.quick else ''}; report in {out}/", flush=True)
-    results = framework.run_suites(names, args.quick, progress=progress, on_start=on_start if live else None)
+    jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
+    results = framework.run_suites(names, args.quick, progress=progress,
+                                   on_start=on_start if live and jobs == 1 else None, jobs=jobs)
     wall = time.perf_counter() - t0
     framework.write_report(out, results, wall, started, quick=args.quick)
     failed = [f"{s}/{c.name}" for s, cs in results.items() for c in cs if not c.passed]
@@ -171,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="output directory (default: %(default)s)")
     p.add_argument("--quick", action="store_true",
                    help="fast subset: fewer cases and coarser settings (the one the tests run)")
+    p.add_argument("--jobs", "-j", type=_positive_int, default=None, metavar="N",
+                   help="cases run in N worker processes (default: the number of CPU cores)")
     p.set_defaults(func=cmd_verify)
     p = sub.add_parser("modes", help="eigen-frequencies and a Craig-Bampton / free-free mode set of a mesh")
     p.add_argument("mesh", help="mesh file (Gmsh .msh, Abaqus .inp, ...)")

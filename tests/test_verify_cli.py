@@ -27,6 +27,20 @@ def test_verify_rigid_quick(tmp_path):
     assert html.count("<img ") >= len(cases) and "<script" not in html
 
 
+def test_verify_jobs_keeps_the_case_order_of_a_serial_run(tmp_path):
+    """--jobs 2 runs cases in worker processes; results.json lists them in the suite's order, as --jobs 1."""
+    orders = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"rep{jobs}"
+        proc = subprocess.run([sys.executable, "-m", "flexmb.cli", "verify", "rigid", "--quick", "--jobs", jobs,
+                               "--out", str(out)], capture_output=True, text=True, timeout=900)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        cases = json.loads((out / "results.json").read_text())["suites"]["rigid"]["cases"]
+        assert all(c["passed"] for c in cases)
+        orders.append([c["name"] for c in cases])
+    assert orders[0] == orders[1] and len(orders[0]) >= 5
+
+
 def test_verify_unknown_suite_fails(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "flexmb.cli", "verify", "nonsense", "--out", str(tmp_path)],
                           capture_output=True, text=True)

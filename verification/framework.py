@@ -172,10 +172,12 @@ def run_suite(name: str, quick: bool, progress: Callable[[str], None] = print) -
 
 
 def run_suites(names: list[str], quick: bool, progress: Callable[[str], None] = print,
-               on_start: Callable[[str], None] | None = None) -> dict[str, list[CaseResult]]:
-    """Run the suites in order. ``progress`` gets a header line per suite and a line per finished case
+               on_start: Callable[[str], None] | None = None, jobs: int = 1) -> dict[str, list[CaseResult]]:
+    """Run the suites. ``progress`` gets a header line per suite and a line per finished case
     (``[n/N m:ss] suite/case: pass (wall)``, n counting finished cases, m:ss the time since the start);
-    ``on_start``, when given, a line as case n starts.
+    ``on_start``, when given, a line as case n starts (serial runs only).
+    ``jobs`` > 1 runs cases in that many worker processes (each case builds its own models, so cases are
+    independent); results keep the suites' case order whatever the order they finish in.
     A suite that cannot be imported is reported as one failed case named ``import``."""
     t0 = time.perf_counter()
     plan: list[tuple[str, list, str]] = []
@@ -192,31 +194,53 @@ def run_suites(names: list[str], quick: bool, progress: Callable[[str], None] = 
         s = int(time.perf_counter() - t0)
         return f"[{n:>{width}}/{total} {s // 60}:{s % 60:02d}]"
 
-    results: dict[str, list[CaseResult]] = {}
+    def finished(name: str, res: CaseResult) -> None:
+        nonlocal done
+        done += 1
+        line = f"{stamp(done)} {name}/{res.name}: {'pass' if res.passed else 'FAIL'} ({res.wall_s:.1f} s)"
+        if res.error:
+            line += f"  {res.error.splitlines()[0]}"
+        progress(line)
+
+    results: dict[str, list] = {name: [] for name, _, _ in plan}
     for name, cases, err in plan:
-        out = results.setdefault(name, [])
         if err:
             done += 1
-            out.append(CaseResult("import", "", error=err))
+            results[name].append(CaseResult("import", "", error=err))
             progress(f"{stamp(done)} {name}: FAIL (suite not importable: {err.splitlines()[0]})")
+    if jobs > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+        progress(f"{total} cases of {len(names)} suite(s) on {jobs} worker processes{' (quick)' if quick else ''}")
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            futures = {}
+            for name, cases, err in plan:
+                results[name] = results[name] or [None] * len(cases)
+                for k in range(len(cases)):
+                    futures[pool.submit(_run_planned, name, k, quick)] = (name, k)
+            for fut in as_completed(futures):
+                name, k = futures[fut]
+                results[name][k] = fut.result()
+                finished(name, results[name][k])
+        return results
+    for name, cases, err in plan:
+        if err:
             continue
         progress(f"suite {name}: {len(cases)} case{'s' if len(cases) != 1 else ''}{' (quick)' if quick else ''}")
         for case in cases:
             if on_start is not None:
                 on_start(f"{stamp(done + 1)} {name}/{case_label(case)} ...")
             res = run_case(case, quick)
-            done += 1
-            line = f"{stamp(done)} {name}/{res.name}: {'pass' if res.passed else 'FAIL'} ({res.wall_s:.1f} s)"
-            if res.error:
-                line += f"  {res.error.splitlines()[0]}"
-            progress(line)
-            out.append(res)
+            results[name].append(res)
+            finished(name, res)
     return results
 
 
-# ----------------------------------------------------------------------------------------------
-# results.json and report.html
-# ----------------------------------------------------------------------------------------------
+def _run_planned(name: str, k: int, quick: bool) -> CaseResult:
+    """Case ``k`` of suite ``name``, in a worker process (cases are found again there by position)."""
+    return run_case(suite_cases(name, quick)[k], quick)
+
+
 def write_report(out: Path, suites: dict[str, list[CaseResult]], wall_s: float, started: str,
                  quick: bool | None = None) -> dict:
     """Write ``out/results.json`` (DESIGN.md §9, strict JSON) and ``out/report.html``; return the JSON."""
