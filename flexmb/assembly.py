@@ -38,6 +38,7 @@ from .joints.driver import Driver
 from .joints.kernels import build_groups, extend, modal_counts
 from .solvers.linalg import DENSE_LIMIT
 from .compiled.scatter import add_at, add_transpose_product
+from .groups import EvalState, family_builders
 from .sparsity import BlockPattern
 
 
@@ -126,7 +127,12 @@ class Assembly:
         self.users = UserForceGroup(users) if users else None
         self.crash = crash_groups(system.forces, self.nq)
         # groups with a history (start / accept / history / set_history); a motor's measure keeps none
-        self.stateful = [g for g in (*self.springs, *self.crash, *self.contacts) if g.history().size]
+        # families plugged in through the group protocol (flexmb/groups.py)
+        q0, v0 = self.initial_state()
+        st0 = self.eval_state(q0, v0, np.zeros(self.nq), 0.0)
+        self.families = [g for build in family_builders() for g in build(system.forces, self.nq, st0)]
+        self._contact_families = [g for g in self.families if g.penetration(st0) is not None]
+        self.stateful = [g for g in (*self.springs, *self.crash, *self.contacts, *self.families) if g.history().size]
         self._build_patterns()
 
     # -- patterns ---------------------------------------------------------
@@ -148,7 +154,7 @@ class Assembly:
         blocks = self.residual(q, v, a, lam, 0.0, coef=(1.0, 1.0, 1.0, 1.0, 1.0), _raw=True)
         # blocks whose structure the probe cannot see: user functions of time, contacts (zero when apart)
         keep_full = {self._h["I"], self._h["D"], self._h.get("loads", -1), *self._h["users"], *self._h["contacts"],
-                     *self._h["crash"]}
+                     *self._h["crash"], *(h for g, h in zip(self.families, self._h["families"]) if not g.probe_structure)}
         shapes = self.pattern.shapes
         structures = [None if (k in keep_full or b is None) else (np.abs(np.asarray(b)) > 0).reshape(shapes[k])
                       for k, b in enumerate(blocks)]
@@ -176,6 +182,7 @@ class Assembly:
         h["nodal"] = [add(g.idx, g.idx) for g in self.nodal]
         h["motors"] = [add(g.scatter, g.scatter) for g in self.motors]
         h["contacts"] = [add(g.scatter, g.scatter) for g in self.contacts]
+        h["families"] = [add(g.scatter, g.scatter) for g in self.families]
         h["users"] = [add(idx[None, :], idx[None, :]) for idx in (self.users.idx if self.users else [])]
         h["hess"] = [add(g.scatter, g.scatter) for g in self.groups]
         h["norm_hess"] = add(self.norm.cols, self.norm.cols)
@@ -200,6 +207,11 @@ class Assembly:
         self.pattern, self.jac_pattern = pat, jac_pat
         self._nblocks = len(pat.shapes)
 
+    def eval_state(self, q, v, a, t) -> EvalState:
+        """The state handed to protocol groups (flexmb/groups.py), with the ground appended."""
+        qe, ve = extend(q, v)
+        return EvalState(q, v, a, t, qe, ve)
+
     # -- initial state -------------------------------------------------
     def initial_state(self) -> tuple[np.ndarray, np.ndarray]:
         """Initial coordinates and rates: the bodies', then the force elements' states (a DC
@@ -214,8 +226,12 @@ class Assembly:
         """Reset every element's history to its clean state at the initial state ``(q, v)`` of a
         run (no plastic deformation, angles unwrapped about 0, contacts apart unless penetrating)."""
         qe, ve = extend(q, v)
+        st = EvalState(q, v, np.zeros(self.nq), 0.0, qe, ve)
         for g in self.stateful:
-            g.start(qe, ve)
+            if g in self.families:
+                g.start(st)
+            else:
+                g.start(qe, ve)
 
     def history(self) -> np.ndarray:
         """The history of every stateful group as one flat vector: per group its length, then its
@@ -311,6 +327,11 @@ class Assembly:
             idx, rc, blk = g.residual(qe, ve, t, kcoef)
             _scatter_add(r, idx, rc)
             blocks[h] = blk
+        if self.families:
+            st = EvalState(q, v, a, t, qe, ve)
+            for g, h in zip(self.families, self._h["families"]):
+                rg, blocks[h] = g.residual(st, kcoef)
+                add_at(r, g.scatter.reshape(-1), np.ascontiguousarray(rg, dtype=float).reshape(-1))
         if self.users is not None:
             for (idx, ru, blk), h in zip(self.users.contributions(q, v, t, kcoef), self._h["users"]):
                 np.add.at(r, idx, ru)
@@ -384,8 +405,10 @@ class Assembly:
     def potential_energy(self, q, v) -> float:
         """Gravity, spring and strain energy (J)."""
         qe, ve = extend(q, v)
+        st = EvalState(q, v, np.zeros(self.nq), 0.0, qe, ve)
         return (self.rigid.potential_energy(q) + sum(g.potential(qe, ve) for g in self.springs)
-                + sum(g.potential_energy(q) for g in self.flexible) + sum(g.potential(qe, ve) for g in self.contacts))
+                + sum(g.potential_energy(q) for g in self.flexible) + sum(g.potential(qe, ve) for g in self.contacts)
+                + sum(g.potential(st) for g in self.families))
 
     def nonconservative_power(self, q, v, t) -> float:
         """Power of applied loads, dampers (also modal damping) and user forces (W)."""
@@ -393,6 +416,9 @@ class Assembly:
         P = (sum(g.power(qe, ve) for g in self.springs) + sum(g.damping_power(v) for g in self.flexible)
              + sum(g.power(q, v, t) for g in self.nodal) + sum(g.power(qe, ve, t) for g in self.motors)
              + sum(g.power(qe, ve) for g in self.contacts) + sum(g.work_power(qe, ve) for g in self.crash))
+        if self.families:
+            st = EvalState(q, v, np.zeros(self.nq), t, qe, ve)
+            P += sum(g.power(st) for g in self.families)
         if self.loads is not None:
             P += self.loads.power(q, v, t)
         if self.users is not None:
@@ -420,6 +446,7 @@ class Assembly:
         if a is not None and self._stability_bodies:
             self.check_stability(q, v, a, lam, t)
         qe, ve = extend(q, v)
+        st = EvalState(q, v, np.zeros(self.nq) if a is None else a, t, qe, ve)
         P = 0.0
         for g in self.springs:
             P += g.accept(qe, ve)
@@ -428,10 +455,15 @@ class Assembly:
         if not energy:
             for g in self.contacts:
                 g.accept(qe, ve)
+            for g in self.families:
+                g.accept(st)
             return 0.0, 0.0
         P += sum(g.power(qe, ve) for g in self.contacts)      # with the approach speeds of the step
+        P += sum(g.power(st) for g in self.families)          # before their history moves on
         for g in self.contacts:
             g.accept(qe, ve)
+        for g in self.families:
+            g.accept(st)
         P += (sum(g.damping_power(v) for g in self.flexible) + sum(g.power(q, v, t) for g in self.nodal)
               + sum(g.power(qe, ve, t) for g in self.motors))
         if self.loads is not None:
@@ -440,17 +472,27 @@ class Assembly:
             P += self.users.power(q, v, t)
         return float(P), self.driver_power(q, v, lam, t)
 
+    @property
+    def has_contacts(self) -> bool:
+        """Whether the model has contact pairs (whose onsets the integrator locates)."""
+        return bool(self.contacts or self._contact_families)
+
+    def _penetrations(self, q, v) -> list[np.ndarray]:
+        qe, ve = extend(q, v)
+        out = [g.penetration(qe, ve) for g in self.contacts]
+        if self._contact_families:
+            st = EvalState(q, v, np.zeros(self.nq), 0.0, qe, ve)
+            out += [g.penetration(st) for g in self._contact_families]
+        return out
+
     def contact_onset(self, q0, v0, q1, v1, tol: float) -> float | None:
         """Fraction of a step at which the first new contact began, when a pair apart at ``q0``
         penetrates by more than ``tol`` (m) at ``q1`` (linear interpolation of the penetration);
         None when no pair touched that deeply (docs/theory-contact.md §4)."""
-        if not self.contacts:
+        if not self.has_contacts:
             return None
-        qe0, ve0 = extend(q0, v0)
-        qe1, ve1 = extend(q1, v1)
         frac = None
-        for g in self.contacts:
-            d0, d1 = g.penetration(qe0, ve0), g.penetration(qe1, ve1)
+        for d0, d1 in zip(self._penetrations(q0, v0), self._penetrations(q1, v1)):
             new = (d0 < -tol) & (d1 > tol)       # apart (not already at the surface) -> penetrating
             if new.any():
                 f = float(np.min(-d0[new] / (d1[new] - d0[new])))
@@ -459,8 +501,7 @@ class Assembly:
 
     def in_contact(self, q, v, tol: float = 0.0) -> bool:
         """Whether any pair penetrates or touches (penetration > -tol, m)."""
-        qe, ve = extend(q, v)
-        return any(bool(np.any(g.penetration(qe, ve) > -tol)) for g in self.contacts)
+        return any(bool(np.any(d > -tol)) for d in self._penetrations(q, v))
 
     def check_stability(self, q, v, a, lam, t) -> None:
         """Raise InstabilityError when the stiffened modal stiffness of a body is indefinite:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 from collections import deque
 
-import numpy as np
 
 from .generalized_alpha import AlphaParameters, AlphaStepper, ErrorScale, NewtonFailure, StepState, failure_error
 from .initial import project_velocities
@@ -58,7 +57,7 @@ class AlphaIntegrator:
         self._span = t_end - t_start
         self._cuts = 0
         self._aim_min = 0.05 * (h_contact if h_contact is not None else h_nominal)   # shortest step aimed at a touch
-        self._contacts = bool(asm.contacts)
+        self._contacts = asm.has_contacts
         self._locate_onsets = self._contacts and math.isfinite(contact_tol)     # contact_tol = inf: not located
 
     @property

@@ -1,0 +1,101 @@
+"""One protocol for element families, and the registry that plugs them into the assembly.
+
+An element family is a class of force elements (a rope on a pulley, a contact law, ...) evaluated for all
+its instances at once. Its group object implements :class:`ElementGroup`; a builder function, registered
+with :func:`register_family`, makes the groups of the family from the system's force elements. Assembly
+calls every registered builder when a model is compiled and then treats every group alike: residual and
+Newton-matrix blocks at each evaluation, potential energy and non-conservative power for the energy
+balance, the history protocol at the start and at accepted steps, and the penetration for contact
+onsets (docs/architecture.md).
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+__all__ = ["EvalState", "ElementGroup", "register_family", "family_builders", "FAMILY_MODULES"]
+
+
+@dataclass
+class EvalState:
+    """One state of the system: coordinates ``q``, rates ``v``, accelerations ``a`` (nq,), time ``t`` (s),
+    and ``qe``, ``ve``: q and v with the ground's coordinates appended (index nq..nq+6: position 0,
+    Euler parameters (1, 0, 0, 0), rates 0), so that a scatter index of the ground gathers fixed values."""
+
+    q: np.ndarray
+    v: np.ndarray
+    a: np.ndarray
+    t: float
+    qe: np.ndarray
+    ve: np.ndarray
+
+
+class ElementGroup:
+    """Protocol of an element family's group (subclass it and override what applies).
+
+    Attributes:
+        scatter: (n, k) int64, for each of the n instances the system coordinates it acts on
+            (-1 for a coordinate of the ground); its Newton-matrix block is ``scatter x scatter``.
+        probe_structure: False when the block's zero pattern cannot be seen at a random state (values that
+            depend on user functions, or that are zero while a contact is open): the full block is kept.
+        labels: names of the instances (for diagnostics).
+    """
+
+    scatter: np.ndarray
+    probe_structure: bool = True
+    labels: list[str] = []
+
+    def residual(self, st: EvalState, coef: tuple[float, float, float] | None):
+        """Residual contribution ``r = -Q`` (n, k) of every instance and, when ``coef = (cM, cC, cK)`` is
+        given, the blocks ``cM dr/da + cC dr/dv + cK dr/dq`` (n, k, k) (else None). Returns ``(r, blocks)``."""
+        raise NotImplementedError
+
+    def potential(self, st: EvalState) -> float:
+        """Stored (conservative) energy of the family, J."""
+        return 0.0
+
+    def power(self, st: EvalState) -> float:
+        """Power of its non-conservative forces on the system (W; negative when it dissipates)."""
+        return 0.0
+
+    def penetration(self, st: EvalState) -> np.ndarray | None:
+        """Contact families: penetration of every candidate pair (m, positive when in contact); None for
+        families without contact onsets."""
+        return None
+
+    # -- history (docs/guide.md §5): state carried from one accepted step to the next --------------------
+    def start(self, st: EvalState) -> None:
+        """Reset the history to the clean state of a run starting at ``st``."""
+
+    def history(self) -> np.ndarray:
+        """The history as one flat vector (empty when the family keeps none)."""
+        return np.zeros(0)
+
+    def set_history(self, x: np.ndarray) -> None:
+        """Restore a vector from :meth:`history`."""
+
+    def accept(self, st: EvalState) -> None:
+        """Update the history after an accepted step at ``st``."""
+
+
+FAMILY_MODULES: list[str] = [
+]
+"""Modules whose ``build_groups(forces, nq, st)`` is a registered builder (imported when a model compiles)."""
+
+_builders: list[Callable] = []
+
+
+def register_family(builder: Callable) -> Callable:
+    """Register ``builder(forces, nq, st) -> list[ElementGroup]`` (usable as a decorator)."""
+    if builder not in _builders:
+        _builders.append(builder)
+    return builder
+
+
+def family_builders() -> list[Callable]:
+    """Every registered builder: those of ``FAMILY_MODULES`` first, then ones registered at run time."""
+    out = [importlib.import_module(m).build_groups for m in FAMILY_MODULES]
+    return out + [b for b in _builders if b not in out]
