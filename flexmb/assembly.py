@@ -87,6 +87,9 @@ class Assembly:
         self.m_joint = sum(g.n * g.r for g in self.groups)
         self.norm = NormalizationGroup(bodies, self.m_joint)
         self.m = self.m_joint + self.norm.n
+        # each group's rows are one contiguous range: slices instead of index arrays in the hot path
+        self._row_slices = [slice(int(g.rows[0]), int(g.rows[-1]) + 1) for g in self.groups]
+        self._norm_slice = slice(self.m_joint, self.m)
         self.labels = [lab for g in self.groups for lab in g.labels] + self.norm.labels
         self.row_joint = np.full(self.m, -1, dtype=np.int64)
         for g in self.groups:
@@ -266,14 +269,15 @@ class Assembly:
         phi_t = np.zeros(self.m)
         gamma = np.empty(self.m)
         blocks = [None] * len(self.jac_pattern.shapes)
-        act = self.active
-        for g, e, h in zip(self.groups, evals, self._jh):
-            phi[g.rows], phi_t[g.rows], gamma[g.rows] = e.phi, e.phi_t, e.gamma
-            blocks[h] = e.jac * act[g.rows][:, None]
+        act, all_active = self.active, self._all_active
+        for sl, e, h in zip(self._row_slices, evals, self._jh):
+            phi[sl], phi_t[sl], gamma[sl] = e.phi, e.phi_t, e.gamma
+            blocks[h] = e.jac if all_active else e.jac * act[sl][:, None]
         nphi, njac, nquad = self.norm.evaluate(q, v) if norm is None else norm
-        phi[self.norm.rows], gamma[self.norm.rows] = nphi, -nquad
-        blocks[self._jh_norm] = njac * act[self.norm.rows][:, None]
-        if not self._all_active:
+        sl = self._norm_slice
+        phi[sl], gamma[sl] = nphi, -nquad
+        blocks[self._jh_norm] = njac if all_active else njac * act[sl][:, None]
+        if not all_active:
             phi[~act] = 0.0
             gamma[~act] = 0.0
             phi_t[~act] = 0.0
@@ -341,9 +345,10 @@ class Assembly:
         c = self.constraints(q, v, t, evals, norm)
         act = self.active
         lam_act = lam if self._all_active else np.where(act, lam, 0.0)
-        for g, e in zip(self.groups, evals):             # Phi_q^T lambda, group by group
-            add_transpose_product(r, g.scatter, e.jac, lam_act[g.rows], act[g.rows])
-        add_transpose_product(r, self.norm.cols, norm[1], lam_act[self.norm.rows], act[self.norm.rows])
+        for g, sl, e in zip(self.groups, self._row_slices, evals):     # Phi_q^T lambda, group by group
+            add_transpose_product(r, g.scatter, e.jac, lam_act[sl], act[sl])
+        sl = self._norm_slice
+        add_transpose_product(r, self.norm.cols, norm[1], lam_act[sl], act[sl])
         iface = (self.interface_loads.contributions(q, evals, self.groups, lam_act, coef is not None)
                  if self.interface_loads else [])
         for e, res, *_ in iface:
@@ -357,9 +362,9 @@ class Assembly:
             blocks[h_q] = cK * d_x
         blocks[self._h["I"]] = np.full(self.nq, cI)
         if cH:
-            for g, e, h in zip(self.groups, evals, self._h["hess"]):
-                blocks[h] = cH * e.hess(lam_act[g.rows])
-            blocks[self._h["norm_hess"]] = cH * self.norm.hessian(lam_act[self.norm.rows])
+            for sl, e, h in zip(self._row_slices, evals, self._h["hess"]):
+                blocks[h] = cH * e.hess(lam_act[sl])
+            blocks[self._h["norm_hess"]] = cH * self.norm.hessian(lam_act[self._norm_slice])
         for h, hT, jh in zip(self._h["jac"], self._h["jacT"], self._jh):
             blocks[h] = blocks[hT] = c._blocks[jh]            # active rows only
         blocks[self._h["norm_jac"]] = blocks[self._h["norm_jacT"]] = c._blocks[self._jh_norm]

@@ -211,4 +211,6 @@ class NormalizationGroup:
         return phi, p, np.sum(pd * pd, axis=1)   # value, jac (n,4), quad
 
     def hessian(self, lam):
-        return lam[:, None, None] * np.broadcast_to(np.eye(4), (self.n, 4, 4))
+        return lam[:, None, None] * _EYE4
+
+_EYE4 = np.eye(4)[None]
