@@ -42,6 +42,17 @@ def cmd_info(_args) -> int:
     return 0
 
 
+def cmd_compile_kernels(args) -> int:
+    """``flexmb compile-kernels``: compile the numba kernels into the disk cache (one-time)."""
+    from flexmb.compiled.warm import clean_cache, compile_kernels
+    if args.clean:
+        print(f"removed {clean_cache()} cached kernel files", flush=True)
+    print("compiling flexmb's kernels (once per installation; later runs load them from the cache) ...", flush=True)
+    wall = compile_kernels(verbose=True)
+    print(f"done in {wall:.1f} s")
+    return 0
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -184,6 +195,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", "-j", type=_positive_int, default=None, metavar="N",
                    help="cases run in N worker processes (default: the number of CPU cores)")
     p.set_defaults(func=cmd_verify)
+    p = sub.add_parser("compile-kernels", help="compile the numba kernels into the disk cache (one-time)",
+                       description="Compile every compiled kernel of flexmb once, on small models, into numba's "
+                                   "disk cache, so that a first simulation does not wait for it.")
+    p.add_argument("--clean", action="store_true",
+                   help="delete the cached kernels first (after editing flexmb's compiled helpers)")
+    p.set_defaults(func=cmd_compile_kernels)
     p = sub.add_parser("modes", help="eigen-frequencies and a Craig-Bampton / free-free mode set of a mesh")
     p.add_argument("mesh", help="mesh file (Gmsh .msh, Abaqus .inp, ...)")
     p.add_argument("--material", default="210e9,0.3,7850", metavar="E,nu,rho",

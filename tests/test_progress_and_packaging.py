@@ -256,3 +256,12 @@ def test_dask_executor_without_distributed_names_the_extra(monkeypatch):
     with pytest.raises(MissingDependencyError, match=r"Dask executor.*'distributed'.*flexmb\[studies\]"):
         _dask_client("tcp://127.0.0.1:1", timeout=1.0)
     assert issubclass(MissingDependencyError, ImportError)      # `except ImportError` still catches it
+
+
+def test_compile_kernels_command_fills_the_cache():
+    """`flexmb compile-kernels` evaluates every family once (the models need not be solvable) and exits 0."""
+    out = subprocess.run([sys.executable, "-m", "flexmb", "compile-kernels"], capture_output=True, text=True,
+                         timeout=900)
+    assert out.returncode == 0, out.stderr
+    assert re.search(r"^done in \d+\.\d s$", out.stdout, re.M), out.stdout
+    assert "FlexibleBody" in out.stdout and "NonlinearBeam" in out.stdout and "CrushElement" in out.stdout

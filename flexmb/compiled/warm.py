@@ -1,0 +1,115 @@
+"""Compile every kernel ahead of time into numba's disk cache (``flexmb compile-kernels``).
+
+A kernel compiles on its first call in a process and is then cached on disk (``cache=True``); a later
+process loads it in milliseconds. This module makes that first call for every family on small models
+(each assembled and evaluated with its Newton matrix, one short run through the integrator), so that
+the one-time compile happens at install time (``.ci/setup``) instead of inside a user's first run.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import time
+
+import numpy as np
+
+__all__ = ["compile_kernels", "clean_cache"]
+
+
+def clean_cache() -> int:
+    """Delete numba's cached machine code of flexmb (``__pycache__/*.nbi, *.nbc``); returns the count.
+    Needed after editing a helper module that other kernels call: numba checks only the source file of
+    the kernel itself (docs/architecture.md §2)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    files = [f for ext in ("nbi", "nbc") for f in glob.glob(os.path.join(root, "**", "__pycache__", f"*.{ext}"),
+                                                            recursive=True)]
+    for f in files:
+        os.remove(f)
+    return len(files)
+
+
+def _models():
+    """Small systems that together use every element family (not physical; only evaluated)."""
+    import flexmb as fm
+    from flexmb import rotations as rot
+
+    def two():
+        s = fm.System(gravity=(0.3, -9.81, 0.2), name="warm")
+        a = s.add(fm.RigidBody(3.0, (0.2, 0.3, 0.4), position=(0.1, 0.2, 0.3),
+                               orientation=rot.from_axis_angle((1, 2, 3), 0.4), name="a"))
+        b = s.add(fm.RigidBody(2.0, (0.1, 0.15, 0.2), position=(1.0, -0.2, 0.4), name="b"))
+        return s, a, b
+
+    P, ax = (0.5, 0.1, 0.3), (0.2, 0.3, 1.0)
+    s, a, b = two()
+    j = s.add(fm.Revolute(a, b, P, ax))
+    s.add(fm.Driver(j, angle=lambda t: 0.3 * t * t))
+    s.add(fm.DCMotor(j, K_p=0.7, r_a=0.4, L_a=0.05, D=0.2, voltage=60.0))
+    s.add(fm.Spherical(s.ground, a, (0.0, 0.0, 0.0)))
+    s.add(fm.SpringDamper(a, b, point_a=(0, 0.1, 0), point_b=(1.1, 0.0, 0.3), k=120.0, c=4.0, free_length=0.7))
+    s.add(fm.RotationalSpringDamper(a, b, ax, k=30.0, c=2.0))
+    s.add(fm.Bushing(a, b, P, stiffness=[10, 20, 30, 4, 5, 6], damping=[1, 2, 3, .4, .5, .6]))
+    s.add(fm.Force(a, (1, 2, 3), local_point=(0.1, -0.2, 0.3)))
+    s.add(fm.Torque(b, (1, 1, -1), body_fixed=True))
+    yield s
+    for joint in (lambda a, b: [fm.Prismatic(a, b, P, ax)], lambda a, b: [fm.Cylindrical(a, b, P, ax)],
+                  lambda a, b: [fm.Universal(a, b, point=P, axis_a=(1, 0, 0), axis_b=(0, 1, 0))],
+                  lambda a, b: [fm.Planar(a, b, P, ax)], lambda a, b: [fm.Fixed(a, b, P)],
+                  lambda a, b: [fm.Distance(a, b, point_a=(0, 0, 0), point_b=(1.2, 0.1, 0.2))]):
+        s, a, b = two()
+        for item in joint(a, b):
+            s.add(item)
+        yield s
+    s, a, b = two()
+    law = fm.contact.LankaraniNikravesh(1e4, 0.6)
+    s.add(fm.SpherePlaneContact(s.ground, a, point=(0, 0, 0), normal=(0.1, 1.0, 0.2), center=(0.1, 0.2, 0.3),
+                                radius=0.5, law=law, friction=fm.contact.CoulombRamp(0.3, 5.0)))
+    s.add(fm.SphereSphereContact(a, b, center_a=(0.1, 0.2, 0.3), center_b=(1.0, -0.2, 0.4), radius_a=0.5,
+                                 radius_b=0.5, law=law))
+    s.add(fm.CrushElement(a, b, point_a=(0, 0, 0), point_b=(1.0, -0.2, 0.4), curve=([0.0, 0.5], [0.0, 1e3]),
+                          unloading_stiffness=1e5))
+    s.add(fm.PlasticHinge(a, b, ax, curve=([0.0, 0.5], [0.0, 1e3]), k_elastic=1e4))
+    yield s
+    # modal body and nonlinear beam from a five-element line mesh
+    n = 5
+    points = np.column_stack([np.linspace(0.0, 1.0, n + 1), np.zeros(n + 1), np.zeros(n + 1)])
+    mesh = fm.FEMesh(points, {"line": np.column_stack([np.arange(n), np.arange(1, n + 1)])},
+                     node_sets={"root": [0], "tip": [n]})
+    model = fm.FEModel(mesh, fm.Material(E=2e9, nu=0.3, rho=2000.0), sections=fm.BeamSection.rectangle(0.05, 0.03))
+    modes = fm.craig_bampton(model, {"root": "root", "tip": "tip"}, n_modes=3, reference="root", stress=False)
+    for body in (fm.FlexibleBody(modes, name="f"), fm.NonlinearBeam(model, "root", name="f")):
+        s = fm.System(gravity=(0, -9.81, 0), name="warm")
+        f = s.add(body)
+        s.add(fm.Revolute(s.ground, f.interface("root") if hasattr(f, "interface") and f.modes.interfaces
+                          else f, (0, 0, 0), (0, 0, 1)))
+        s.add(fm.NodalForce(f, [n], (0.0, -1.0, 0.0)))
+        yield s
+
+
+def compile_kernels(verbose: bool = True) -> float:
+    """Compile (or load) every kernel; returns the wall time in seconds."""
+    import warnings
+
+    from flexmb.solvers.simulate import simulate
+    t0 = time.perf_counter()
+    rng = np.random.default_rng(0)
+    for k, system in enumerate(_models()):
+        asm = system.compile()
+        q0, v0 = asm.initial_state()
+        q = q0 + 0.01 * rng.standard_normal(q0.size)
+        v, a = rng.standard_normal((2, q0.size))
+        lam = rng.standard_normal(asm.m)
+        asm.step_end(q, v, lam, 0.1)
+        asm.residual(q, v, a, lam, 0.1, coef=(1.0, 0.5, 0.25, 0.25, 0.0))
+        asm.residual(q, v, a, lam, 0.1)
+        asm.kinetic_energy(q, v), asm.potential_energy(q, v), asm.nonconservative_power(q, v, 0.1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                simulate(system, 2e-4, 1e-4, progress=False)
+            except Exception:   # noqa: BLE001 - the warm-up models need not be solvable; evaluation compiled them
+                pass
+        if verbose:
+            kinds = sorted({type(x).__name__ for x in (*system.bodies, *system.joints, *system.forces)})
+            print(f"  model {k + 1}: {', '.join(kinds)} ({time.perf_counter() - t0:.1f} s)", flush=True)
+    return time.perf_counter() - t0
