@@ -155,9 +155,13 @@ class Assembly:
         v, a = rng.standard_normal((2, self.nq))
         lam = rng.standard_normal(self.m)
         blocks = self.residual(q, v, a, lam, 0.0, coef=(1.0, 1.0, 1.0, 1.0, 1.0), _raw=True)
-        # blocks whose structure the probe cannot see: user functions of time, contacts (zero when apart)
+        # blocks whose structure the probe cannot see: user functions of time, contacts (zero when apart),
+        # families that say so
         keep_full = {self._h["I"], self._h["D"], self._h.get("loads", -1), *self._h["users"], *self._h["contacts"],
-                     *self._h["crash"], *(h for g, h in zip(self.families, self._h["families"]) if not g.probe_structure)}
+                     *self._h["crash"], *(h for g, h in zip(self.families, self._h["families"]) if not g.probe_structure),
+                     # nonlinear structures (beams, cables): a slack cable element is zero at the probe state
+                     *(h for g, h in zip(self.flexible, self._h["flexible"])
+                       if any(b.structure is not None for b in g.bodies))}
         shapes = self.pattern.shapes
         structures = [None if (k in keep_full or b is None) else (np.abs(np.asarray(b)) > 0).reshape(shapes[k])
                       for k, b in enumerate(blocks)]
