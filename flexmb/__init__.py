@@ -22,6 +22,7 @@ from .timefunctions import TimeFunction
 _LAZY = {
     "simulate": "flexmb.solvers.simulate", "campbell": "flexmb.solvers.campbell",
     "static_equilibrium": "flexmb.solvers.static",
+    "ExactBeam": "flexmb.bodies.exact_beam",
     "CampbellDiagram": "flexmb.solvers.campbell",
     "SpherePlaneContact": "flexmb.contact.pairs", "SphereSphereContact": "flexmb.contact.pairs",
     "read_mesh": "flexmb.fem.mesh", "FEMesh": "flexmb.fem.mesh", "FEModel": "flexmb.fem.model",

@@ -14,5 +14,6 @@ SUITES = {
     "train-crash": "verification.train_crash",
     "classics": "verification.classics",
     "manipulator": "verification.manipulator",
+    "beams": "verification.beams",
 }
 DEFAULT_SUITES = list(SUITES)

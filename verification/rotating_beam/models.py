@@ -30,6 +30,11 @@ SECTION = BeamSection(A=AREA, Iy=INERTIA, Iz=INERTIA, J=2 * INERTIA)
 OMEGA_1 = 1.8751040687 ** 2 * np.sqrt(EI / (RHO_A * L ** 4))
 """First clamped-free bending frequency, rad/s (3.80)."""
 MODELS = ("modal-stiffened", "nonlinear-beam", "modal-linear")
+EXACT_MODELS = ("exact-beam",)
+"""Models with their own cases (exact-beam-omega*) outside the three-model comparison of MODELS."""
+EXACT_ELEMENTS = 32
+"""Elements of the ExactBeam spin-up: the max |tip - elastica| at Omega_s = 10 is 4.5e-3, 1.0e-3, 1.4e-4 m with
+8, 16, 32 elements (h = 5 ms); 32 is the coarsest mesh below Exudyn's ANCF cable x 16 (3.5e-4 m)."""
 
 
 def beam_model(n_elements: int) -> FEModel:
@@ -68,20 +73,25 @@ class SpinUp:
         return result.q[:, o:o + self.beam.n_modes] @ self.tip_shape
 
 
-def spin_up(model: str, omega_s: float, n_modes: int = 4, n_elements: int | None = None) -> SpinUp:
-    """Build the spin-up system for ``model`` in :data:`MODELS`."""
+def spin_up(model: str, omega_s: float, n_modes: int = 4, n_elements: int | None = None,
+            exact_mass: str = "consistent") -> SpinUp:
+    """Build the spin-up system for ``model`` in :data:`MODELS` or :data:`EXACT_MODELS` (``exact_mass``:
+    the ``mass`` option of ExactBeam)."""
     system = fm.System(name=f"{model}-omega{omega_s:g}")
     if n_elements is None:
-        n_elements = 16 if model == "nonlinear-beam" else 40
+        n_elements = {"nonlinear-beam": 16, "exact-beam": EXACT_ELEMENTS}.get(model, 40)
     if model in ("modal-stiffened", "modal-linear"):
         modes = modal_modes(n_modes, n_elements)
         beam = fm.FlexibleBody(modes, stiffening=(model == "modal-stiffened"), name="beam")
         t, _ = beam.node_shapes(modes.nodes.shape[0] - 1)
         tip_shape = t[0, 1]
-    elif model == "nonlinear-beam":
+    elif model in ("nonlinear-beam", "exact-beam"):
         fe = beam_model(n_elements)
         held = np.union1d(fe.dofs("root"), out_of_plane_dofs(fe))
-        beam = fm.NonlinearBeam(fe, held, name="beam")
+        if model == "nonlinear-beam":
+            beam = fm.NonlinearBeam(fe, held, name="beam")
+        else:
+            beam = fm.ExactBeam(fe, held, mass=exact_mass, name="beam")
         t, _ = beam.node_shapes(n_elements)
         tip_shape = t[0, 1]
     else:
