@@ -53,15 +53,12 @@ def simulate_index1(system, asm, t0, t_end, h, method, rtol, atol, redundant) ->
     acc, lam = zip(*(accelerations(asm, qi, vi, ti) for ti, qi, vi in zip(sol.t, q, v)))
     acc, lam = np.array(acc), np.array(lam)
     n = sol.t.size
-    w = np.zeros(n)
-    if asm.loads is not None or asm.springs or asm.users is not None or asm.driver_rows.any():
-        P = np.array([asm.nonconservative_power(qi, vi, ti) for ti, qi, vi in zip(sol.t, q, v)])
-        Pd = np.array([asm.driver_power(qi, vi, li, ti) for ti, qi, vi, li in zip(sol.t, q, v, lam)])
-        dt = np.diff(sol.t)
-        w_nc = np.concatenate([[0.0], np.cumsum(0.5 * dt * (P[1:] + P[:-1]))])
-        w_d = np.concatenate([[0.0], np.cumsum(0.5 * dt * (Pd[1:] + Pd[:-1]))])
-    else:
-        w_nc, w_d = w, w.copy()
+    # work of every non-conservative element and of the drivers, at the saved times (trapezoidal rule)
+    P = np.array([asm.nonconservative_power(qi, vi, ti) for ti, qi, vi in zip(sol.t, q, v)])
+    Pd = np.array([asm.driver_power(qi, vi, li, ti) for ti, qi, vi, li in zip(sol.t, q, v, lam)])
+    dt = np.diff(sol.t)
+    w_nc = np.concatenate([[0.0], np.cumsum(0.5 * dt * (P[1:] + P[:-1]))])
+    w_d = np.concatenate([[0.0], np.cumsum(0.5 * dt * (Pd[1:] + Pd[:-1]))])
     history = np.tile(asm.history(), (n, 1))      # the (unchanged) history every row was evaluated with
     return Result(sol.t, q, v, acc, lam, w_nc, w_d, history, system=system,
                   stats={"steps": steps[0], "outputs": int(sol.t.size), "rhs_evaluations": int(sol.nfev),
