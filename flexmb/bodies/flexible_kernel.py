@@ -17,31 +17,18 @@ dynamic-stiffening term of the 12 unit inertial load cases ``c = (a0, alpha, ome
 omega_j)``. The residual in the body coordinates is ``(A F_V, 2 G^T F_pi, F_q)``.
 All Jacobians are exact (chain rule through a0, alpha, omega; tested against
 central differences in tests/test_flexible_body.py).
+
+Each evaluation is one compiled call over all bodies of a group (:mod:`flexmb.compiled.flexible`);
+the elastic forces of nonlinear beams come from the compiled element loop of
+:mod:`flexmb.compiled.beam` in the same call, written into dense (m, m) tangents per body. Other
+nonlinear structures (``body.structure`` with ``internal_force(u) -> (f, sparse K_t)``) are called
+once per body in Python and their forces passed to the kernel.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .. import rotations as rot
-
-# d(omega_i omega_j)/d omega for the product cases wxwx, wywy, wzwz, wxwy, wywz, wxwz
-_PRODUCTS = ((0, 0), (1, 1), (2, 2), (0, 1), (1, 2), (0, 2))
-
-
-def _conj(p: np.ndarray) -> np.ndarray:
-    return p * np.array([1.0, -1.0, -1.0, -1.0])
-
-
-def _products(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """omega products (n, 6) in the load-case order and their gradient (n, 6, 3)."""
-    n = w.shape[0]
-    c = np.empty((n, 6))
-    dc = np.zeros((n, 6, 3))
-    for k, (i, j) in enumerate(_PRODUCTS):
-        c[:, k] = w[:, i] * w[:, j]
-        dc[:, k, i] += w[:, j]
-        dc[:, k, j] += w[:, i]
-    return c, dc
+from ..compiled import flexible as kernels
 
 
 class FlexibleBodyGroup:
@@ -53,191 +40,132 @@ class FlexibleBodyGroup:
         self.m = m = bodies[0].n_modes
         self.idx = np.array([b.offset + np.arange(7 + m) for b in bodies], dtype=np.int64).reshape(n, 7 + m)
         inv = [b.invariants for b in bodies]
-        self.mass = np.array([i.mass for i in inv])
-        self.s0 = np.array([i.first_moment for i in inv]).reshape(n, 3)
-        self.J0 = np.array([i.inertia for i in inv]).reshape(n, 3, 3)
-        self.St = np.array([i.S_t for i in inv]).reshape(n, 3, m)
-        self.Sr = np.array([i.S_r for i in inv]).reshape(n, 3, m)
-        self.Mee = np.array([i.M_ee for i in inv]).reshape(n, m, m)
-        self.pp = np.array([i.phi_phi for i in inv]).reshape(n, 3, 3, m, m)
-        self.xp = np.array([i.x_phi for i in inv]).reshape(n, 3, 3, m)
-        self.Skl = np.array([i.S_kl for i in inv]).reshape(n, m, 3, m)
-        self.Jk = np.array([i.J_k for i in inv]).reshape(n, m, 3, 3)
-        Jkl = np.array([i.J_kl for i in inv]).reshape(n, m, m, 3, 3)
-        self.Jkl_sym = Jkl + Jkl.transpose(0, 2, 1, 3, 4)
-        self.Jkl = Jkl
-        self.structures = [b.structure for b in bodies] if bodies[0].structure is not None else None
-        self.K = np.array([b.K if b.structure is None else np.zeros((m, m)) for b in bodies]).reshape(n, m, m)
-        self.D = np.array([b.D for b in bodies]).reshape(n, m, m)
-        self.G = np.array([b.G_inertial if b.stiffening else np.zeros((12, m, m)) for b in bodies]).reshape(n, 12, m, m)
-        self.pp_trace = np.einsum("naakl->nkl", self.pp)
-        self.gravity = np.asarray(gravity, dtype=float)
+        structures = [b.structure for b in bodies] if bodies[0].structure is not None else None
+        self.structures = structures
+        linear = structures is None
+        stiff = any(b.stiffening for b in bodies)
+        pp = np.array([i.phi_phi for i in inv], dtype=float).reshape(n, 3, 3, m, m)
+        Jkl = np.array([i.J_kl for i in inv], dtype=float).reshape(n, m, m, 3, 3)
+        Skl = np.array([i.S_kl for i in inv], dtype=float).reshape(n, m, 3, m)
+        # mode pairs (k, l) with a non-zero second-order invariant in some body
+        used = (np.abs(pp).sum(axis=(0, 1, 2)) + np.abs(Jkl).sum(axis=(0, 3, 4)) + np.abs(Skl).sum(axis=(0, 2))) > 0
+        pk, pl = (x.astype(np.int64) for x in np.nonzero(used))
+        values = dict(gravity=np.asarray(gravity, dtype=float).reshape(3), mass=[i.mass for i in inv],
+                      s0=[i.first_moment for i in inv], J0=[i.inertia for i in inv], St=[i.S_t for i in inv],
+                      Sr=[i.S_r for i in inv], Mee=[i.M_ee for i in inv], xp=[i.x_phi for i in inv],
+                      Jk=[i.J_k for i in inv], pp=pp[:, :, :, pk, pl].transpose(0, 3, 1, 2), Jkl=Jkl[:, pk, pl],
+                      Skl=Skl.transpose(0, 1, 3, 2)[:, pk, pl], D=[b.D for b in bodies])
+        if linear:
+            values["K"] = [b.K for b in bodies]
+        if stiff:
+            values["G"] = [b.G_inertial if b.stiffening else np.zeros((12, m, m)) for b in bodies]
+        ints = dict(idx=self.idx, pair_k=pk, pair_l=pl)
+        # elastic forces of nonlinear structures: the compiled beam loop, or one Python call per body
+        self._python_structures = False
+        ne, extra = 0, False
+        if not linear:
+            from ..fem.nonlinear_beam import NonlinearBeamStructure
+            if all(type(st) is NonlinearBeamStructure for st in structures):
+                E = [st.elements for st in structures]
+                ne = sum(e.nq.size for e in E)
+                values.update({f"beam_{k}": np.concatenate([getattr(e, k) for e in E]) for k in E[0]._fields
+                               if k not in ("nq", "avg")})
+                ints.update(beam_loc=np.concatenate([st.element_free_dofs for st in structures]),
+                            beam_owner=np.concatenate([np.full(e.nq.size, i) for i, e in enumerate(E)]),
+                            beam_nq=np.concatenate([e.nq for e in E]), beam_avg=np.concatenate([e.avg for e in E]))
+                springs = [st.extra_stiffness for st in structures]
+                extra = any(x is not None for x in springs)
+                if extra:
+                    values["Kextra"] = [np.zeros((m, m)) if x is None else x.toarray() for x in springs]
+            else:
+                self._python_structures = True
+        fshapes, ishapes, wshapes = kernels.layout(n, m, pk.size, linear, stiff, ne, extra)
+        self._fdata, ftab, fviews = kernels.pack(fshapes, np.float64, values)
+        self._idata, itab, _ = kernels.pack(ishapes, np.int64, ints)
+        self._wdata, wtab, wviews = kernels.pack(wshapes, np.float64)
+        flags = np.array([[n, m, int(linear), int(stiff), ne, int(extra)]], dtype=np.int64)
+        self._tab = np.ascontiguousarray(np.vstack([flags, ftab, itab, wtab]))
+        self._fel, self._Kel = wviews["fel"], wviews["Kel"]
+        # empty outputs of the mode of kernels.evaluate not asked for
+        self._no_energy = np.zeros(0)
+        self._no_r, self._no_blk = np.zeros((0, 7 + m)), np.zeros((0, 7 + m, 7 + m))
+        self._no_terms = (np.zeros((0, 6 + m)), *(np.zeros((0, 6 + m, k)) for k in (3, 3, 3, m, m, m)),
+                          np.zeros((0, 3, 3)), np.zeros((0, 3, 4)))
+        self.gravity = fviews["gravity"]
 
     # -- body-frame terms -------------------------------------------------------------------------
     def _split(self, x):
         xb = x[self.idx]
         return xb[:, :3], xb[:, 3:7], xb[:, 7:]
 
-    def terms(self, q, v, a, jacobian: bool):
-        """Body-frame forces ``F = (F_V, F_pi, F_q)`` (n, 6+m) and, with ``jacobian``,
-        their partial derivatives by a0, alpha, omega, eta, eta_d, eta_dd."""
-        r, p, eta = self._split(q)
-        _, pd, etad = self._split(v)
-        rdd, pdd, etadd = self._split(a)
-        n, m = self.n, self.m
-        A = rot.A(p)
-        Gp = rot.G(p)
-        w_acc = rdd - self.gravity
-        a0 = np.einsum("nji,nj->ni", A, w_acc)
-        al = 2.0 * np.einsum("nij,nj->ni", Gp, pdd)
-        om = 2.0 * np.einsum("nij,nj->ni", Gp, pd)
-        St = self.St
-        S = self.s0 + np.einsum("nim,nm->ni", St, eta)
-        J = (self.J0 + np.einsum("nkij,nk->nij", self.Jk, eta)
-             + np.einsum("nklij,nk,nl->nij", self.Jkl, eta, eta))
-        L = self.Sr + np.einsum("nkim,nk->nim", self.Skl, eta)
-        Sw = np.einsum("nlim,nl->nim", self.Skl, etad)
-        Z = self.xp.transpose(0, 2, 1, 3) + np.einsum("nabkl,nl->nabk", self.pp, eta)   # Z[a,b,k]
-        Y = Z.transpose(0, 2, 1, 3)                                                    # Y[a,b,l] = int u_a Phi_l,b
-        W = np.einsum("nabl,nl->nab", Y, etad)
-        trW = np.einsum("naa->n", W)
-        vSt = np.einsum("nim,nm->ni", St, etad)
-        Jw = np.einsum("nij,nj->ni", J, om)
-        w2 = np.einsum("ni,ni->n", om, om)
-        c_prod, dc_prod = _products(om)
-        coef = np.concatenate([a0, al, c_prod], axis=1)                                 # (n, 12)
-        Geta = np.einsum("nkij,nj->nki", self.G, eta)                                   # (n, 12, m)
-
-        F = np.empty((n, 6 + m))
-        F[:, :3] = (self.mass[:, None] * a0 + rot.cross(al, S) + rot.cross(om, rot.cross(om, S))
-                    + 2.0 * rot.cross(om, vSt) + np.einsum("nim,nm->ni", St, etadd))
-        F[:, 3:6] = (rot.cross(S, a0) + np.einsum("nij,nj->ni", J, al) + rot.cross(om, Jw)
-                     + 2.0 * (om * trW[:, None] - np.einsum("nab,na->nb", W, om))
-                     + np.einsum("nim,nm->ni", L, etadd))
-        cf = np.einsum("na,nb,nabk->nk", om, om, Z) - w2[:, None] * np.einsum("naak->nk", Z)
-        F[:, 6:] = (np.einsum("nim,ni->nm", St, a0) + np.einsum("nim,ni->nm", L, al) + cf
-                    + 2.0 * np.einsum("nim,ni->nm", Sw, om) + np.einsum("nkl,nl->nk", self.Mee, etadd)
-                    + np.einsum("nkl,nl->nk", self.K, eta) + np.einsum("nkl,nl->nk", self.D, etad)
-                    + np.einsum("nc,nck->nk", coef, Geta))
-        tangents = None
-        if self.structures is not None:       # nonlinear elastic forces (NonlinearBeam)
-            tangents = []
+    def _prepare(self, q):
+        """``q`` as float64 C array; forces and dense tangents of structures that are not compiled
+        (one ``internal_force`` call per body) into the work buffer."""
+        q = np.ascontiguousarray(q, dtype=float)
+        if self._python_structures:
+            eta = q[self.idx[:, 7:]]
             for i, st in enumerate(self.structures):
                 f, Kt = st.internal_force(eta[i])
-                F[i, 6:] += f
-                tangents.append(Kt)
-        state = dict(A=A, Gp=Gp, w_acc=w_acc, p=p, pd=pd, pdd=pdd)
-        if not jacobian:
-            return F, None, state
+                self._fel[i] = f
+                self._Kel[i] = Kt.toarray()
+        return q
 
-        eye = np.broadcast_to(np.eye(3), (n, 3, 3))
-        Sx, omx = rot.skew(S), rot.skew(om)
-        P = {k: np.zeros((n, 6 + m, 3 if k in ("a0", "al", "om") else m)) for k in ("a0", "al", "om", "eta", "etad", "etadd")}
-        # F_V
-        P["a0"][:, :3] = self.mass[:, None, None] * eye
-        P["al"][:, :3] = -Sx
-        omS = np.einsum("ni,ni->n", om, S)
-        P["om"][:, :3] = (omS[:, None, None] * eye + om[:, :, None] * S[:, None, :] - 2.0 * S[:, :, None] * om[:, None, :]
-                          - 2.0 * rot.skew(vSt))
-        P["eta"][:, :3] = np.einsum("nij,njm->nim", rot.skew(al) + omx @ omx, St)
-        P["etad"][:, :3] = 2.0 * np.einsum("nij,njm->nim", omx, St)
-        P["etadd"][:, :3] = St
-        # F_pi
-        P["a0"][:, 3:6] = Sx
-        P["al"][:, 3:6] = J
-        P["om"][:, 3:6] = omx @ J - rot.skew(Jw) + 2.0 * (trW[:, None, None] * eye - W.transpose(0, 2, 1))
-        dJ = self.Jk + np.einsum("nklij,nl->nkij", self.Jkl_sym, eta)                   # dJ/deta_k
-        dW = np.einsum("nabkl,nl->nkab", self.pp, etad)                                  # dW/deta_k
-        trdW = np.einsum("nkaa->nk", dW)
-        P["eta"][:, 3:6] = (-np.einsum("nij,njm->nim", rot.skew(a0), St)
-                            + np.einsum("nkij,nj->nik", dJ, al)
-                            + np.einsum("nij,nkjl,nl->nik", omx, dJ, om)
-                            + 2.0 * (om[:, :, None] * trdW[:, None, :] - np.einsum("nkab,na->nbk", dW, om))
-                            + np.einsum("nkim,nm->nik", self.Skl, etadd))
-        trY = np.einsum("naal->nl", Y)
-        P["etad"][:, 3:6] = 2.0 * (om[:, :, None] * trY[:, None, :] - np.einsum("nabl,na->nbl", Y, om))
-        P["etadd"][:, 3:6] = L
-        # F_q
-        P["a0"][:, 6:] = St.transpose(0, 2, 1) + Geta[:, 0:3].transpose(0, 2, 1)
-        P["al"][:, 6:] = L.transpose(0, 2, 1) + Geta[:, 3:6].transpose(0, 2, 1)
-        trZ = np.einsum("naak->nk", Z)
-        P["om"][:, 6:] = (np.einsum("nabk,nb->nka", Z + Z.transpose(0, 2, 1, 3), om) - 2.0 * trZ[:, :, None] * om[:, None, :]
-                          + 2.0 * Sw.transpose(0, 2, 1) + np.einsum("njk,nja->nka", Geta[:, 6:], dc_prod))
-        P["eta"][:, 6:] = (np.einsum("ni,nlik->nkl", al, self.Skl)
-                           + np.einsum("na,nb,nabkl->nkl", om, om, self.pp) - w2[:, None, None] * self.pp_trace
-                           + self.K + np.einsum("nc,nckl->nkl", coef, self.G))
-        P["etad"][:, 6:] = 2.0 * np.einsum("ni,nlik->nkl", om, self.Skl) + self.D
-        P["etadd"][:, 6:] = self.Mee
-        if tangents is not None:
-            for i, Kt in enumerate(tangents):
-                P["eta"][i, 6:] += Kt.toarray()
-        return F, P, state
+    def terms(self, q, v, a, jacobian: bool):
+        """Body-frame forces ``F = (F_V, F_pi, F_q)`` (n, 6+m) and, with ``jacobian``, their
+        partial derivatives by a0, alpha, omega, eta, eta_d, eta_dd (dict of (n, 6+m, 3 or m));
+        third: the state dict (``A`` (n, 3, 3), ``Gp`` (n, 3, 4), ``p``, ``pd``, ``pdd``, ``w_acc``)."""
+        n, m = self.n, self.m
+        q = self._prepare(q)
+        v, a = np.ascontiguousarray(v, dtype=float), np.ascontiguousarray(a, dtype=float)
+        F = np.empty((n, 6 + m))
+        P = {key: np.empty((n, 6 + m, 3 if key in ("a0", "al", "om") else m))
+             for key in ("a0", "al", "om", "eta", "etad", "etadd")}
+        A, Gp = np.empty((n, 3, 3)), np.empty((n, 3, 4))
+        kernels.evaluate(q, v, a, self._fdata, self._idata, self._wdata, self._tab, 0.0, 0.0, 0.0, jacobian,
+                         self._no_r, self._no_blk, F, P["a0"], P["al"], P["om"], P["eta"], P["etad"], P["etadd"], A, Gp)
+        _, p, _ = self._split(q)
+        _, pd, _ = self._split(v)
+        rdd, pdd, _ = self._split(a)
+        state = dict(A=A, Gp=Gp, w_acc=rdd - self.gravity, p=p, pd=pd, pdd=pdd)
+        return F, (P if jacobian else None), state
 
     # -- residual and Newton block -----------------------------------------------------------------
     def residual(self, q, v, a, coef=None):
         """Return (idx, r (n, 7+m), blocks ``cM M + cC C + cK K`` (n, 7+m, 7+m) or None)."""
-        F, P, st = self.terms(q, v, a, jacobian=coef is not None)
         n, m = self.n, self.m
-        A, Gp = st["A"], st["Gp"]
+        jac = coef is not None
         r = np.empty((n, 7 + m))
-        r[:, :3] = np.einsum("nij,nj->ni", A, F[:, :3])
-        r[:, 3:7] = 2.0 * np.einsum("nki,nk->ni", Gp, F[:, 3:6])
-        r[:, 7:] = F[:, 6:]
-        if coef is None:
-            return self.idx, r, None
-        cM, cC, cK = coef
-        # d a0/dp = d(A(p)^T w)/dp = B(p*, w) diag(1, -1, -1, -1)
-        Da = rot.B(_conj(st["p"]), st["w_acc"]) * np.array([1.0, -1.0, -1.0, -1.0])
-        twoG = 2.0 * Gp
-        inner = np.zeros((n, 6 + m, 7 + m))
-        if cM:
-            inner[:, :, 0:3] += cM * np.einsum("nij,nkj->nik", P["a0"], A)
-            inner[:, :, 3:7] += cM * P["al"] @ twoG
-            inner[:, :, 7:] += cM * P["etadd"]
-        if cC:
-            inner[:, :, 3:7] += cC * P["om"] @ twoG
-            inner[:, :, 7:] += cC * P["etad"]
-        if cK:
-            inner[:, :, 3:7] += cK * (P["a0"] @ Da - P["al"] @ (2.0 * rot.G(st["pdd"])) - P["om"] @ (2.0 * rot.G(st["pd"])))
-            inner[:, :, 7:] += cK * P["eta"]
-        blk = np.empty((n, 7 + m, 7 + m))
-        blk[:, :3] = A @ inner[:, :3]
-        blk[:, 3:7] = 2.0 * np.einsum("nki,nkj->nij", Gp, inner[:, 3:6])
-        blk[:, 7:] = inner[:, 6:]
-        if cK:
-            blk[:, :3, 3:7] += cK * rot.B(st["p"], F[:, :3])
-            blk[:, 3:7, 3:7] += cK * 2.0 * rot.T(F[:, 3:6])
-        return self.idx, r, blk
+        blk = np.empty((n if jac else 0, 7 + m, 7 + m))
+        cM, cC, cK = (float(c) for c in coef) if jac else (0.0, 0.0, 0.0)
+        kernels.evaluate(self._prepare(q), np.ascontiguousarray(v, dtype=float), np.ascontiguousarray(a, dtype=float),
+                         self._fdata, self._idata, self._wdata, self._tab, cM, cC, cK, jac, r, blk, *self._no_terms)
+        return self.idx, r, (blk if jac else None)
 
     # -- energies -----------------------------------------------------------------------------------
     def kinetic_energy(self, q, v) -> float:
         """``T = 1/2 v^T M v`` in body-frame velocities (V, omega, eta_d)."""
-        _, p, eta = self._split(q)
-        rd, pd, etad = self._split(v)
-        A = rot.A(p)
-        V = np.einsum("nji,nj->ni", A, rd)
-        om = 2.0 * np.einsum("nij,nj->ni", rot.G(p), pd)
-        S = self.s0 + np.einsum("nim,nm->ni", self.St, eta)
-        J = (self.J0 + np.einsum("nkij,nk->nij", self.Jk, eta) + np.einsum("nklij,nk,nl->nij", self.Jkl, eta, eta))
-        L = self.Sr + np.einsum("nkim,nk->nim", self.Skl, eta)
-        T = (0.5 * self.mass * np.einsum("ni,ni->n", V, V) + np.einsum("ni,ni->n", V, rot.cross(om, S))
-             + np.einsum("ni,nim,nm->n", V, self.St, etad) + 0.5 * np.einsum("ni,nij,nj->n", om, J, om)
-             + np.einsum("ni,nim,nm->n", om, L, etad) + 0.5 * np.einsum("nk,nkl,nl->n", etad, self.Mee, etad))
-        return float(T.sum())
+        return self._energy(q, v, 0)
 
     def potential_energy(self, q) -> float:
         """Strain energy ``eta^T K eta / 2`` plus gravity ``-g . (m r + A S)`` (J)."""
-        r, p, eta = self._split(q)
-        S = self.s0 + np.einsum("nim,nm->ni", self.St, eta)
-        com = self.mass[:, None] * r + np.einsum("nij,nj->ni", rot.A(p), S)
-        return float(self.strain_energy(q).sum() - np.sum(com @ self.gravity))
+        q = np.ascontiguousarray(q, dtype=float)
+        return float(self.strain_energy(q).sum() + self._energy(q, q, 1))
 
     def strain_energy(self, q) -> np.ndarray:
         """Strain energy of each body (n,), J."""
-        _, _, eta = self._split(q)
-        return np.array([b.strain_energy(e) for b, e in zip(self.bodies, eta)])
+        q = np.ascontiguousarray(q, dtype=float)
+        if self._python_structures:
+            return np.array([b.strain_energy(e) for b, e in zip(self.bodies, q[self.idx[:, 7:]])])
+        out = np.empty(self.n)
+        self._energy(q, q, 2, out)
+        return out
 
     def damping_power(self, v) -> float:
         """Power of the modal damping forces (W, <= 0)."""
-        _, _, etad = self._split(v)
-        return float(-np.einsum("nk,nkl,nl->", etad, self.D, etad))
+        return self._energy(v, v, 3)
+
+    def _energy(self, q, v, which: int, out=None) -> float:
+        """:func:`flexmb.compiled.flexible.energy` ``which`` (0 kinetic, 1 gravity, 2 strain into ``out``, 3 damping)."""
+        return float(kernels.energy(np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float),
+                                    self._fdata, self._idata, self._wdata, self._tab, which,
+                                    self._no_energy if out is None else out))

@@ -2,9 +2,10 @@
 
 ``NonlinearBeamStructure`` evaluates the strain energy, internal forces and exact tangent
 stiffness of a mesh of two-node beams with Green-Lagrange axial strain (foreshortening), on
-all nodal dofs, in the body frame. Element kernels: :mod:`flexmb.fem.elements.beam_nonlinear`.
-Assembly reuses the model's :class:`~flexmb.fem.assembly.BlockAssembler`; the tangent on the
-free dofs has one CSR pattern, built at construction, that every call refills (theory §6.5).
+all nodal dofs, in the body frame. Element operators: :mod:`flexmb.fem.elements.beam_nonlinear`;
+the element loop is compiled (:mod:`flexmb.compiled.beam`). The tangent on the free dofs has one
+CSR pattern (the model assembler's, restricted), built at construction, that every call refills
+through precomputed data positions (theory §6.5).
 
 At ``u = 0`` the tangent equals the model's linear stiffness ``K`` on the free dofs; node
 springs of the model (its linear stiffness that does not come from the beam elements) are
@@ -18,10 +19,11 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from flexmb.compiled import beam as compiled
 from flexmb.errors import ModelError, NonFiniteError
 from flexmb.fem.elements import kernel_class
 from flexmb.fem.elements.beam import Beam2
-from flexmb.fem.elements.beam_nonlinear import MEMBRANE_MODES, NonlinearBeamKernel
+from flexmb.fem.elements.beam_nonlinear import MEMBRANE_MODES, BeamElementData, NonlinearBeamKernel
 from flexmb.fem.model import FEModel
 
 __all__ = ["NonlinearBeamStructure", "MEMBRANE_MODES"]
@@ -40,6 +42,8 @@ class NonlinearBeamStructure:
     Attributes:
         free: free global dof ids (sorted): all dofs but ``fixed_dofs`` and the model's inactive ones.
         ndof_free: number of free dofs.
+        elements: the element arrays of the compiled loop (all chunks stacked).
+        element_free_dofs: (ne, 12) int64 position of every element dof among the free dofs, -1 if held.
     """
 
     def __init__(self, model: FEModel, fixed_dofs: Sequence[int] | np.ndarray | None = None, *,
@@ -55,8 +59,14 @@ class NonlinearBeamStructure:
         self._dofmaps = [c.dofmap for c in model.chunks]
         self._positions, self._indptr, self._indices = _free_pattern(model, self.free)
         self._nnz = int(self._positions.size)
-        self._entries = [_entry_positions(dm, self.free, model.ndof, self._indptr, self._indices)
-                         for dm in self._dofmaps]
+        dofmap = np.concatenate(self._dofmaps).astype(np.int64)
+        self._entries = _entry_positions(dofmap, self.free, model.ndof, self._indptr, self._indices).reshape(-1, 144)
+        where = np.full(model.ndof, -1, dtype=np.int64)
+        where[self.free] = np.arange(self.ndof_free)
+        self.element_free_dofs = np.ascontiguousarray(where[dofmap])
+        self.elements = BeamElementData.concatenate([k.element_data() for k in self.kernels])
+        self._identity = np.arange(self.ndof_free, dtype=np.int64)[None, :]      # coordinate maps of the kernels
+        self._owner = np.zeros(dofmap.shape[0], dtype=np.int64)
         self._extra, self._extra_data = self._linear_extra()
 
     # -- construction helpers -------------------------------------------------------------------
@@ -85,16 +95,20 @@ class NonlinearBeamStructure:
         return A
 
     # -- vectors --------------------------------------------------------------------------------
-    def expand(self, u_free: np.ndarray) -> np.ndarray:
-        """Full dof vector (ndof,) with ``u_free`` on :attr:`free` and zero elsewhere, m and rad."""
-        u_free = np.asarray(u_free, dtype=float)
+    def _check_u(self, u_free: np.ndarray) -> np.ndarray:
+        """``u_free`` as a float64 array (nfree,); ModelError for a wrong shape, NonFiniteError for NaN/inf."""
+        u_free = np.ascontiguousarray(u_free, dtype=float)
         if u_free.shape != (self.ndof_free,):
             raise ModelError(f"free displacements must have shape ({self.ndof_free},), got {u_free.shape}")
         if not np.all(np.isfinite(u_free)):
             bad = self.free[np.flatnonzero(~np.isfinite(u_free))[:10]]
             raise NonFiniteError(f"free displacements are not finite at global dofs {bad.tolist()}")
+        return u_free
+
+    def expand(self, u_free: np.ndarray) -> np.ndarray:
+        """Full dof vector (ndof,) with ``u_free`` on :attr:`free` and zero elsewhere, m and rad."""
         u = np.zeros(self.model.ndof)
-        u[self.free] = u_free
+        u[self.free] = self._check_u(u_free)
         return u
 
     def _element_dofs(self, u_free: np.ndarray) -> list[np.ndarray]:
@@ -102,11 +116,19 @@ class NonlinearBeamStructure:
         u = self.expand(u_free)
         return [u[dm] for dm in self._dofmaps]
 
+    @property
+    def extra_stiffness(self) -> sp.csr_matrix | None:
+        """The constant linear stiffness of node springs on the free dofs (None when there is none)."""
+        return self._extra
+
     # -- energy, forces, tangent ----------------------------------------------------------------
     def strain_energy(self, u_free: np.ndarray) -> float:
         """Strain energy, J (theory eq. 6.1), plus ``u^T K_s u / 2`` of node springs."""
-        u_free = np.asarray(u_free, dtype=float)
-        energy = sum(float(k.element_energy(d).sum()) for k, d in zip(self.kernels, self._element_dofs(u_free)))
+        u_free = self._check_u(u_free)
+        E, out = self.elements, np.zeros(1)
+        compiled.energy(u_free, self._identity, 0, self.element_free_dofs, self._owner, E.D, E.w, E.nq, E.avg,
+                        E.Kb, E.EAL, out)
+        energy = float(out[0])
         if self._extra is not None:
             energy += 0.5 * float(u_free @ (self._extra @ u_free))
         return energy
@@ -117,22 +139,27 @@ class NonlinearBeamStructure:
         ``K_t`` is a CSR matrix (nfree, nfree), symmetric, whose ``indptr``/``indices`` are the
         same (read-only) arrays on every call.
         """
-        ndof = self.model.ndof
-        f_full = np.zeros(ndof)
-        kdata = np.zeros(self._nnz + 1)                      # the last slot takes fixed-dof entries
-        for kernel, dm, pos, d in zip(self.kernels, self._dofmaps, self._entries, self._element_dofs(u_free)):
-            fe, Ke = kernel.element_forces(d)
-            f_full += np.bincount(dm.reshape(-1), weights=fe.reshape(-1), minlength=ndof)
-            kdata += np.bincount(pos, weights=Ke.reshape(-1), minlength=self._nnz + 1)
-        f, kdata = f_full[self.free], kdata[:-1]
+        u_free = self._check_u(u_free)
+        E = self.elements
+        f = np.zeros(self.ndof_free)
+        kdata = np.zeros(self._nnz)
+        compiled.forces_sparse(u_free, self.element_free_dofs, E.D, E.w, E.nq, E.avg, E.Kb, E.Hbar, E.EAL,
+                               self._entries, f, kdata, self._identity)
         if self._extra is not None:
-            f += self._extra @ np.asarray(u_free, dtype=float)
+            f += self._extra @ u_free
             kdata += self._extra_data
         return f, self._csr(kdata)
 
     def tangent_dense(self, u_free: np.ndarray) -> np.ndarray:
         """Tangent stiffness (nfree, nfree) as a dense array."""
-        return self.internal_force(u_free)[1].toarray()
+        u_free = self._check_u(u_free)
+        E = self.elements
+        K = np.zeros((1, self.ndof_free, self.ndof_free))
+        compiled.forces_dense(u_free, self._identity, 0, self.element_free_dofs, self._owner, E.D, E.w, E.nq, E.avg,
+                              E.Kb, E.Hbar, E.EAL, np.zeros((1, self.ndof_free)), K)
+        if self._extra is not None:
+            K[0] += self._extra.toarray()
+        return K[0]
 
     # -- recovery -------------------------------------------------------------------------------
     def axial_force(self, u_free: np.ndarray) -> np.ndarray:
@@ -215,12 +242,12 @@ def _free_pattern(model: FEModel, free: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 def _entry_positions(dofmap: np.ndarray, free: np.ndarray, ndof: int, indptr: np.ndarray,
                      indices: np.ndarray) -> np.ndarray:
-    """Data position in the free CSR pattern of every element-matrix entry (ne * 12 * 12,), intp.
+    """Data position in the free CSR pattern of every element-matrix entry (ne * 12 * 12,), int64.
 
     Entries in a fixed row or column get ``nnz`` (a slot that is dropped). The position of
     free entry ``(r, c)`` is found by binary search of the key ``r * nfree + c`` among the
     sorted keys of the pattern (rows ascending, columns ascending within a row); computed once,
-    so that each assembly is one ``np.bincount`` (theory §6.5).
+    so that the compiled element loop adds each entry in place (theory §6.5).
     """
     nfree, nnz = free.size, indices.size
     where = np.full(ndof, -1, dtype=np.int64)
@@ -230,7 +257,7 @@ def _entry_positions(dofmap: np.ndarray, free: np.ndarray, ndof: int, indptr: np
     cols = np.broadcast_to(local[:, None, :], local.shape + local.shape[1:]).reshape(-1)
     keys = np.repeat(np.arange(nfree, dtype=np.int64), np.diff(indptr)) * nfree + indices
     valid = (rows >= 0) & (cols >= 0)
-    pos = np.full(rows.size, nnz, dtype=np.intp)
+    pos = np.full(rows.size, nnz, dtype=np.int64)
     pos[valid] = np.searchsorted(keys, rows[valid] * nfree + cols[valid])
     if not np.array_equal(keys[pos[valid]], rows[valid] * nfree + cols[valid]):
         raise ModelError("element dofs outside the model's sparsity pattern")   # cannot happen for FEModel

@@ -23,14 +23,18 @@ Crisfield, *Non-linear Finite Element Analysis of Solids and Structures*, vol. 1
 ch. 7 (shallow-arch beam element, membrane locking); Stolarski & Belytschko (1982),
 J. Appl. Mech. 49:172-176 (membrane locking).
 
-Every array is stacked over the elements: no Python loop over elements.
+Every array is stacked over the elements. Energy, internal forces and tangent are evaluated by the
+compiled element loop of :mod:`flexmb.compiled.beam` on the arrays of
+:meth:`NonlinearBeamKernel.element_data`; the recovery here is vectorized numpy.
 """
 from __future__ import annotations
 
 from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 
+from flexmb.compiled.beam import MAX_POINTS
 from flexmb.errors import ModelError
 from flexmb.fem.elements.beam import Beam2, plane_shape_functions
 
@@ -46,6 +50,23 @@ _PLANE_XY = np.array([1, 5, 7, 11])        # v1, theta_z1, v2, theta_z2 (same as
 _PLANE_XZ = np.array([2, 4, 8, 10])        # w1, theta_y1, w2, theta_y2
 _XZ_SIGN = np.array([1.0, -1.0, 1.0, -1.0])  # theta_y = -w' (theory eq. 4.4)
 _GAUSS_POINTS = {"average": 3, "pointwise": 5}
+
+
+class BeamElementData(NamedTuple):
+    """Element arrays of the compiled loop (:mod:`flexmb.compiled.beam`), ``ne`` elements."""
+
+    D: np.ndarray       #: (ne, MAX_POINTS, 4, 12) slope operators ``D T`` at the Gauss points (zero past nq)
+    w: np.ndarray       #: (ne, MAX_POINTS) Gauss weights on [0, 1] (zero past nq)
+    nq: np.ndarray      #: (ne,) int64 Gauss points used
+    avg: np.ndarray     #: (ne,) int64 1: average membrane strain, 0: pointwise
+    Kb: np.ndarray      #: (ne, 12, 12) bending + shear + torsion stiffness ``T^T K_b T``
+    Hbar: np.ndarray    #: (ne, 12, 12) ``sum_q w_q D_q^T D_q`` (average; zero for pointwise)
+    EAL: np.ndarray     #: (ne,) axial stiffness times length EA L, N m
+
+    @staticmethod
+    def concatenate(parts: "list[BeamElementData]") -> "BeamElementData":
+        """All elements of ``parts`` stacked in order."""
+        return BeamElementData(*(np.ascontiguousarray(np.concatenate(a)) for a in zip(*parts)))
 
 
 @cache
@@ -78,7 +99,8 @@ def slope_operators(L: np.ndarray, phi_y: np.ndarray, phi_z: np.ndarray, r_p: np
 
 
 class NonlinearBeamKernel:
-    """Internal forces and exact tangent of all elements of one :class:`Beam2` block.
+    """Operators and recovery of all elements of one :class:`Beam2` block (forces and tangent:
+    :meth:`element_data` for :mod:`flexmb.compiled.beam`).
 
     Args:
         beam: the linear kernel (frames, lengths, sections, shear parameters are taken from it).
@@ -173,37 +195,20 @@ class NonlinearBeamKernel:
         """
         return self.EA[:, None] * self.membrane_strain(d, xi)
 
-    # -- energy, forces, tangent ----------------------------------------------------------------
-    def element_energy(self, d: np.ndarray) -> np.ndarray:
-        """Strain energy (ne,), J, of body-frame element dofs ``d`` (ne, 12) (theory eq. 6.1)."""
-        d = self._check(d)
-        eps, _ = self._strain_and_gradient(d, self.D)
-        bending = 0.5 * np.einsum("ei,eij,ej->e", d, self.K_b, d)
-        if self.membrane == "average":
-            return bending + 0.5 * self.EA * self.L * (eps @ self.weights) ** 2
-        return bending + 0.5 * self.EA * self.L * ((eps**2) @ self.weights)
-
-    def element_forces(self, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Internal forces ``f = dU/dd`` (ne, 12) and exact tangent ``K = d^2U/dd^2`` (ne, 12, 12).
-
-        Body-frame axes; units N, N m and N/m, N, N m; ``K`` symmetric (theory eqs. 6.4-6.6).
-        """
-        d = self._check(d)
-        eps, grad = self._strain_and_gradient(d, self.D)
-        EAL = self.EA * self.L
-        if self.membrane == "average":
-            e_bar, b_bar = eps @ self.weights, np.einsum("q,eqj->ej", self.weights, grad)
-            f = (EAL * e_bar)[:, None] * b_bar
-            K = (EAL * e_bar)[:, None, None] * self.H_bar
-            K += (EAL[:, None] * b_bar)[:, :, None] * b_bar[:, None, :]
-        else:
-            c = EAL[:, None] * self.weights[None, :]           # EA L w_q
-            f = np.einsum("eq,eqj->ej", c * eps, grad)
-            K = (np.einsum("eq,eqi,eqj->eij", c, grad, grad, optimize=True)
-                 + np.einsum("eq,eqki,eqkj->eij", c * eps, self.D, self.D, optimize=True))
-        f += np.einsum("eij,ej->ei", self.K_b, d)
-        K += self.K_b
-        return f, K
+    # -- data of the compiled element loop -----------------------------------------------------
+    def element_data(self) -> BeamElementData:
+        """The element arrays of :mod:`flexmb.compiled.beam` (energy, forces and tangent, theory
+        eqs. 6.1-6.7): operators and weights padded to ``MAX_POINTS`` Gauss points, float64, C order."""
+        ne, nq = self.n_elements, self.xi.size
+        D = np.zeros((ne, MAX_POINTS, 4, 12))
+        D[:, :nq] = self.D
+        w = np.zeros((ne, MAX_POINTS))
+        w[:, :nq] = self.weights
+        avg = self.membrane == "average"
+        return BeamElementData(D, w, np.full(ne, nq, dtype=np.int64), np.full(ne, int(avg), dtype=np.int64),
+                               np.ascontiguousarray(self.K_b),
+                               np.ascontiguousarray(self.H_bar) if avg else np.zeros((ne, 12, 12)),
+                               np.ascontiguousarray(np.broadcast_to(self.EA * self.L, (ne,)), dtype=float))
 
     def section_forces(self, d: np.ndarray) -> np.ndarray:
         """Section forces (ne, 2, 6) ``(N, Vy, Vz, T, My, Mz)`` at node 0 and node 1, local axes.
