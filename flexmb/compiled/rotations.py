@@ -15,7 +15,6 @@ so that a kernel can keep its temporaries in small preallocated arrays.
 """
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 

@@ -18,7 +18,7 @@ finite at ``s = 0``, where every law here is linear in the slip velocity):
 Neither law has a state of its own: they are memoryless, so a "held" load creeps at ``s*`` (the price of a
 regularized law; a bristle model would need a per-pair state, see the theory note).
 
-**Kernel** (:func:`tangential_terms`). The friction force acts at the contact point X on body b (and the
+**Kernel** (``friction_kernel`` of flexmb/compiled/forces.py). The friction force acts at the contact point X on body b (and the
 reaction at X on body a), opposite to the tangential slip velocity of the material points of b and a that
 coincide with X, rolling terms ``omega x r`` included:
 
@@ -34,11 +34,10 @@ import math
 
 import numpy as np
 
-from .. import rotations as rot
 from ..checks import scalar
 from ..errors import ModelError, NonFiniteError
 
-__all__ = ["FrictionLaw", "CoulombRamp", "BrownMcPhee", "FrictionTable", "tangential_terms", "FrictionFrame"]
+__all__ = ["FrictionLaw", "CoulombRamp", "BrownMcPhee", "FrictionTable"]
 
 
 def _number(value, what: str, owner: str, positive: bool = True, allow_zero: bool = False) -> float:
@@ -246,112 +245,3 @@ class FrictionTable:
             for o, v in zip(out, self.laws[j].coefficient(s[m])):
                 o[m] = v
         return tuple(out)
-
-
-# ---- the kernel ---------------------------------------------------------------------------------------------
-
-class FrictionFrame:
-    """Contact geometry of ``n`` pairs for the friction kernel (all arrays over the pairs).
-
-    ``u``/``U``: contact normal (n, 3) and its gradient (n, 3, nx); ``ya``/``Ya`` and ``yb``/``Yb``: the arms
-    ``X - r_a`` and ``X - r_b`` from each body's frame origin to the contact point X, with gradients;
-    ``Sa``/``Sb``: (n, 3, m) translational mode shapes the material point follows on a flexible side (None on
-    a rigid one).
-    """
-
-    def __init__(self, u, U, ya, Ya, yb, Yb, Sa=None, Sb=None):
-        self.u, self.U, self.ya, self.Ya, self.yb, self.Yb, self.Sa, self.Sb = u, U, ya, Ya, yb, Yb, Sa, Sb
-
-
-_EYE = np.eye(3)
-_PI, _PJ = slice(3, 7), slice(10, 14)
-
-
-def _basis_B(p: np.ndarray) -> np.ndarray:
-    """``B(p, e_k)`` for k = 0, 1, 2: (n, 3 (k), 3, 4)."""
-    return rot.B(p[:, None, :], _EYE[None, :, :])
-
-
-def tangential_terms(s, frame: FrictionFrame, Fn, dFn_dx, dFn_dxd, coef_fn, blocks: bool):
-    """Friction of ``n`` pairs at a trial state.
-
-    Args:
-        s: the pairs' :class:`~flexmb.kinematics.PairState` (columns ``r_a, p_a, r_b, p_b, eta_a, eta_b``).
-        frame: :class:`FrictionFrame` of the pairs.
-        Fn, dFn_dx, dFn_dxd: normal force (n,) and its gradients (n, nx) w.r.t. the pair coordinates and rates.
-        coef_fn: ``s -> (mu, dmu/ds, mu/s)`` per pair (the pairs' laws).
-        blocks: also return the exact derivatives.
-
-    Returns ``(Q, power, dQ_dx, dQ_dxd)``: the generalized friction force (n, nx) (to be *subtracted* from the
-    residual), its power ``f . v`` (n,) (W, <= 0), and, when ``blocks``, ``dQ/dx`` and ``dQ/dxd`` (n, nx, nx).
-    """
-    n, nx = s.x.shape
-    fr = frame
-    Aa, Ab = s.A(0), s.A(1)
-    pa, pb, pda, pdb = s.p(0), s.p(1), s.pd(0), s.pd(1)
-    ua = np.einsum("nji,nj->ni", Aa, fr.ya)                  # body-fixed coordinates of X
-    ub = np.einsum("nji,nj->ni", Ab, fr.yb)
-    Ba, Bb = rot.B(pa, ua), rot.B(pb, ub)
-    ma, mb = s.modal(0), s.modal(1)
-    G = np.zeros((n, 3, nx))
-    G[:, :, 0:3] = -_EYE
-    G[:, :, _PI] = -Ba
-    G[:, :, 7:10] = _EYE
-    G[:, :, _PJ] = Bb
-    if fr.Sa is not None:
-        G[:, :, ma] = -np.einsum("nij,njm->nim", Aa, fr.Sa)
-    if fr.Sb is not None:
-        G[:, :, mb] = np.einsum("nij,njm->nim", Ab, fr.Sb)
-    v = np.einsum("nkx,nx->nk", G, s.xd)                     # relative velocity of the material points
-    u = fr.u
-    un = np.einsum("nk,nk->n", u, v)
-    vt = v - un[:, None] * u
-    sp = np.linalg.norm(vt, axis=1)
-    mu, dmu, mu_s = coef_fn(sp)
-    phi = mu_s[:, None] * vt                                 # mu(|v_t|) v_t / |v_t|
-    f = -Fn[:, None] * phi
-    Q = np.einsum("nkx,nk->nx", G, f)
-    power = np.einsum("nk,nk->n", f, v)
-    if not blocks:
-        return Q, power, None, None
-
-    # -- derivatives (docs/theory-contact.md §5.3) ----------------------------------------------------------
-    Bka, Bkb = _basis_B(pa), _basis_B(pb)                   # (n, k, 3, 4)
-    Mt_a = np.einsum("nkip,ni->nkp", Bka, fr.ya)             # d(A_a^T y)/dp_a at fixed y, (n, 3, 4)
-    Mt_b = np.einsum("nkip,ni->nkp", Bkb, fr.yb)
-    dua = np.einsum("nji,njx->nix", Aa, fr.Ya)               # d u_a / dx
-    dua[:, :, _PI] += Mt_a
-    dub = np.einsum("nji,njx->nix", Ab, fr.Yb)
-    dub[:, :, _PJ] += Mt_b
-    Adot_a = np.einsum("nkip,np->nik", Bka, pda)             # dA/dt columns: B(p, e_k) p_dot
-    Adot_b = np.einsum("nkip,np->nik", Bkb, pdb)
-    V = np.einsum("nik,nkx->nix", Adot_b, dub) - np.einsum("nik,nkx->nix", Adot_a, dua)   # d v / dx
-    V[:, :, _PJ] += rot.B(pdb, ub)
-    V[:, :, _PI] -= rot.B(pda, ua)
-    if fr.Sb is not None:
-        V[:, :, _PJ] += rot.B(pb, np.einsum("nkm,nm->nk", fr.Sb, s.xd[:, mb]))
-    if fr.Sa is not None:
-        V[:, :, _PI] -= rot.B(pa, np.einsum("nkm,nm->nk", fr.Sa, s.xd[:, ma]))
-    U = fr.U
-    # d v_t / dx and d v_t / dxd
-    uV = np.einsum("nk,nkx->nx", u, V) + np.einsum("nk,nkx->nx", v, U)
-    Vt_x = V - u[:, :, None] * uV[:, None, :] - un[:, None, None] * U
-    Vt_xd = G - u[:, :, None] * np.einsum("nk,nkx->nx", u, G)[:, None, :]
-    t = np.where(sp[:, None] > 0.0, vt / np.where(sp > 0.0, sp, 1.0)[:, None], 0.0)
-    Jphi = mu_s[:, None, None] * _EYE + (dmu - mu_s)[:, None, None] * t[:, :, None] * t[:, None, :]
-    df_dx = -phi[:, :, None] * dFn_dx[:, None, :] - Fn[:, None, None] * np.einsum("nij,njx->nix", Jphi, Vt_x)
-    df_dxd = -phi[:, :, None] * dFn_dxd[:, None, :] - Fn[:, None, None] * np.einsum("nij,njx->nix", Jphi, Vt_xd)
-    dQ_dx = np.einsum("nkx,nky->nxy", G, df_dx)
-    dQ_dxd = np.einsum("nkx,nky->nxy", G, df_dxd)
-    # derivative of G^T f at fixed f: rows p (through p and u_k) and rows eta (through p)
-    Mf_a = np.einsum("nkip,ni->nkp", Bka, f)                 # d(A_a^T f)/dp_a, (n, 3, 4)
-    Mf_b = np.einsum("nkip,ni->nkp", Bkb, f)
-    dQ_dx[:, _PJ, :] += np.einsum("nkp,nkx->npx", Mf_b, dub)
-    dQ_dx[:, _PJ, _PJ] += 2.0 * rot.Q(f, ub)
-    dQ_dx[:, _PI, :] -= np.einsum("nkp,nkx->npx", Mf_a, dua)
-    dQ_dx[:, _PI, _PI] -= 2.0 * rot.Q(f, ua)
-    if fr.Sb is not None:
-        dQ_dx[:, mb, _PJ] += np.einsum("nkm,nkp->nmp", fr.Sb, Mf_b)
-    if fr.Sa is not None:
-        dQ_dx[:, ma, _PI] -= np.einsum("nkm,nkp->nmp", fr.Sa, Mf_a)
-    return Q, power, dQ_dx, dQ_dxd

@@ -35,7 +35,10 @@ import math
 import numpy as np
 
 from ..checks import scalar
+from ..compiled import lazy_module
 from ..errors import ModelError, NonFiniteError
+
+cf = lazy_module("flexmb.compiled.forces")   # numba loads with the first evaluation, not at import
 
 __all__ = ["ContactLaw", "HysteresisLaw", "LankaraniNikravesh", "HuntCrossley", "Flores", "LinearSpringDamper",
            "ApproachSpeeds", "LawTable", "hysteresis_force", "linear_force", "linear_restitution",
@@ -319,33 +322,28 @@ class LawTable:
     def __init__(self, laws):
         self.laws = list(laws)
         L = len(self.laws)
-        self.kind = np.array([0 if isinstance(w, HysteresisLaw) else 1 if isinstance(w, LinearSpringDamper) else 2
-                              for w in self.laws], dtype=np.int64).reshape(L)
+        self.kind = np.array([cf.HYSTERESIS if isinstance(w, HysteresisLaw) else cf.LINEAR
+                              if isinstance(w, LinearSpringDamper) else cf.USER for w in self.laws],
+                             dtype=np.int64).reshape(L)
         self.K = np.array([w.K for w in self.laws], dtype=float).reshape(L)
         self.n = np.array([w.n for w in self.laws], dtype=float).reshape(L)
         self.h = np.array([getattr(w, "h", 0.0) for w in self.laws], dtype=float).reshape(L)
         self.v_min = np.array([getattr(w, "min_approach_speed", 1.0) for w in self.laws], dtype=float).reshape(L)
         self.c = np.array([getattr(w, "c", 0.0) for w in self.laws], dtype=float).reshape(L)
+        self.any_user = bool(np.any(self.kind == cf.USER))
 
     def force(self, d, dd, vm, which=None):
-        """``(F, dF/d delta, dF/d delta_dot)`` of every contact (N, N/m, N s/m)."""
+        """``(F, dF/d delta, dF/d delta_dot)`` of every contact (N, N/m, N s/m): the built-in laws in one compiled
+        call (flexmb/compiled/forces.py, ``law_kernel``), user laws one call per law object."""
         w = np.arange(d.size) if which is None else np.asarray(which, dtype=np.int64)
         F, dF, dFd = np.zeros(d.size), np.zeros(d.size), np.zeros(d.size)
-        kind = self.kind[w]
-        for code, fn in ((0, self._hysteresis), (1, self._linear)):
-            m = np.flatnonzero(kind == code)
-            if m.size:
-                F[m], dF[m], dFd[m] = fn(w[m], d[m], dd[m], vm[m])
-        for j in np.unique(w[kind == 2]):             # user laws: one call per law object
-            m = np.flatnonzero(w == j)
-            F[m], dF[m], dFd[m] = self.laws[j].force(d[m], dd[m], vm[m])
+        d, dd, vm = (np.ascontiguousarray(a, dtype=float) for a in (d, dd, vm))
+        cf.law_kernel(self.kind, self.K, self.n, self.h, self.v_min, self.c, w, d, dd, vm, F, dF, dFd)
+        if self.any_user:
+            for j in np.unique(w[self.kind[w] == cf.USER]):        # user laws: one call per law object
+                m = np.flatnonzero(w == j)
+                F[m], dF[m], dFd[m] = self.laws[j].force(d[m], dd[m], vm[m])
         return F, dF, dFd
-
-    def _hysteresis(self, w, d, dd, vm):
-        return hysteresis_force(self.K[w], self.n[w], self.h[w], self.v_min[w], d, dd, vm)
-
-    def _linear(self, w, d, dd, vm):
-        return linear_force(self.K[w], self.c[w], d, dd)
 
     def elastic_energy(self, d, which=None) -> np.ndarray:
         """``K delta^(n+1) / (n+1)`` of every contact (J)."""
@@ -398,7 +396,7 @@ class ApproachSpeeds:
             if size != self.n_pairs:
                 raise ModelError(f"ApproachSpeeds: {size} values for {self.n_pairs} pairs; pass ids")
             return np.arange(self.n_pairs)
-        idx = np.asarray(ids, dtype=np.int64).reshape(-1)
+        idx = np.ascontiguousarray(ids, dtype=np.int64).reshape(-1)
         if idx.size != size:
             raise ModelError(f"ApproachSpeeds: {idx.size} ids for {size} values")
         if idx.size and (idx.min() < 0 or idx.max() >= self.n_pairs):
@@ -407,17 +405,16 @@ class ApproachSpeeds:
         return idx
 
     def trial(self, delta, delta_dot, ids=None) -> np.ndarray:
-        """``delta_dot_minus`` (m/s) for the given pairs at a trial state (no state change).
+        """``delta_dot_minus`` (m/s) for the given pairs at a trial state (no state change; one compiled call).
 
         Zero where the pair does not penetrate (the laws give F = 0 there anyway).
         """
-        d = np.asarray(delta, dtype=float).reshape(-1)
-        dd = np.broadcast_to(np.asarray(delta_dot, dtype=float), d.shape)
+        d = np.ascontiguousarray(delta, dtype=float).reshape(-1)
+        dd = np.ascontiguousarray(np.broadcast_to(np.asarray(delta_dot, dtype=float), d.shape))
         idx = self._ids(ids, d.size)
-        prev = self.last_rate[idx]
-        candidate = np.where(np.isfinite(prev) & (prev > 0.0), prev, np.maximum(dd, 0.0))
-        v = np.where(self.in_contact[idx], self.speed[idx], candidate)
-        return np.where(d > 0.0, v, 0.0)
+        out = np.empty(d.size)
+        cf.approach_trial(d, dd, idx, self.speed, self.in_contact, self.last_rate, out)
+        return out
 
     def accept(self, delta, delta_dot, ids=None) -> None:
         """Record an accepted state: capture at touch, hold in contact, release at separation."""

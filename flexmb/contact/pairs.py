@@ -1,7 +1,7 @@
 """Contact pairs between bodies: sphere-plane, sphere-sphere and the revolute clearance joint
 (docs/theory-contact.md §4-§6).
 
-Each pair measures a scalar ``x(q)`` with the kinematic expressions of flexmb/kinematics.py and has the
+Each pair measures a scalar ``x(q)`` (the compiled measures of flexmb/compiled/forces.py) and has the
 penetration ``delta = sign (offset - x)``:
 
 * sphere-plane: ``x = n . (c - P)``, the height of the sphere centre c above the plane (point P, unit
@@ -25,16 +25,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import kinematics as kin
 from ..bodies.base import Body, attach, check_body_pair
 from ..checks import scalar
 from ..errors import ModelError, NonFiniteError
 from ..forces.base import ForceElement
 from ..forces.springs import ScalarSpringGroup, SpringPrimitive
 from ..joints.base import point3, unit
-from ..kinematics import PairState
-from .friction import FrictionFrame, FrictionLaw, FrictionTable, tangential_terms
+from ..compiled import lazy_module
+from .friction import FrictionLaw, FrictionTable
 from .laws import ApproachSpeeds, ContactLaw, LawTable
+
+cf = lazy_module("flexmb.compiled.forces")   # numba loads with the first evaluation, not at import
 
 __all__ = ["SpherePlaneContact", "SphereSphereContact", "ClearanceJoint", "ContactGroup", "CONTACT_TYPES"]
 
@@ -197,56 +198,11 @@ CONTACT_TYPES = (SpherePlaneContact, SphereSphereContact, ClearanceJoint)
 """Every force element that ``ContactGroup`` evaluates (the assembly collects these)."""
 
 
-# ---- scalar helpers (exact derivatives, like flexmb/kinematics.py) ----------------------------------------------
-
-def _product(a: kin.Scalar, b: kin.Scalar, xd: np.ndarray) -> kin.Scalar:
-    """``a b`` of two scalar expressions."""
-    ad, bd = a.rate(xd), b.rate(xd)
-
-    def hess(w):
-        cross = a.jac[:, :, None] * b.jac[:, None, :]
-        return a.hess(w * b.val) + b.hess(w * a.val) + w[:, None, None] * (cross + cross.transpose(0, 2, 1))
-
-    return kin.Scalar(a.val * b.val, a.jac * b.val[:, None] + a.val[:, None] * b.jac,
-                      a.quad * b.val + a.val * b.quad + 2.0 * ad * bd, hess)
-
-
-def _sqrt(a: kin.Scalar, xd: np.ndarray, floor: float = 1e-30) -> kin.Scalar:
-    """``sqrt(a)``; where ``a <= floor`` the value is ``sqrt(max(a, 0))`` and the derivatives are set to 0
-    (the clearance measure at a centred pin, where the contact is apart and unused)."""
-    ok = a.val > floor
-    val = np.sqrt(np.maximum(a.val, 0.0))
-    safe = np.where(ok, val, 1.0)
-    f1 = np.where(ok, 0.5 / safe, 0.0)
-    f2 = np.where(ok, -0.25 / safe ** 3, 0.0)
-    ad = a.rate(xd)
-
-    def hess(w):
-        return a.hess(w * f1) + (w * f2)[:, None, None] * a.jac[:, :, None] * a.jac[:, None, :]
-
-    return kin.Scalar(val, f1[:, None] * a.jac, f1 * a.quad + f2 * ad * ad, hess)
-
-
-def _translation(n: int, nx: int, sign_a: float, sign_b: float) -> np.ndarray:
-    """Gradient (n, 3, nx) of ``sign_a r_a + sign_b r_b``."""
-    out = np.zeros((n, 3, nx))
-    out[:, :, 0:3] = sign_a * np.eye(3)
-    out[:, :, 7:10] = sign_b * np.eye(3)
-    return out
-
-
-def _unit_of(val: np.ndarray, jac: np.ndarray, length: np.ndarray):
-    """Unit vector ``w / |w|`` and its gradient from ``w`` (n, 3), its gradient (n, 3, nx) and ``|w|``."""
-    u = val / length[:, None]
-    P = np.eye(3) - u[:, :, None] * u[:, None, :]
-    return u, np.einsum("nij,njx->nix", P, jac) / length[:, None, None]
-
-
 class ContactGroup:
-    """All contact pairs of one geometry kind (and one pair of modal counts), one vectorized call.
-
-    Laws of one class but different parameters are evaluated per distinct law object (a short loop
-    over laws, not over pairs); likewise the friction laws.
+    """All contact pairs of one geometry kind (and one pair of modal counts): measures, built-in laws and
+    the normal force with its blocks in one compiled call (``contact_kernel``); user laws are called from
+    Python once per law object; friction of the pairs in contact that carry a friction law in two more
+    compiled calls (``friction_kernel``) around the friction laws.
     """
 
     def __init__(self, contacts: list, nq: int):
@@ -257,152 +213,93 @@ class ContactGroup:
         if any(c.geometry != self.geometry for c in contacts):
             raise ModelError("ContactGroup: all pairs of a group must be of one geometry kind")
         self.measure = ScalarSpringGroup(first.measure_kind, [c.primitive() for c in contacts], nq)
+        self.code = cf.MEASURES["clearance" if self.geometry == "clearance" else first.measure_kind]
+        self._ref = np.zeros(self.n)
+        nx = self.measure.gather.shape[1]
+        self._J, self._H0 = np.empty((self.n, nx)), np.empty((0, nx, nx))     # scratch of value-only calls
+        self._blk0 = np.empty((1, nx, nx))                                      # no blocks wanted
         self.gather = self.measure.gather
         self.scatter = self.measure.scatter
         self.sign = float(first.sign)
         self.offset = np.array([c.offset for c in contacts])
-        if self.geometry == "sphere-plane":
-            self.radius = np.array([c.radius for c in contacts])
-        elif self.geometry == "sphere-sphere":
-            self.radius_a = np.array([c.radius_a for c in contacts])
-            self.radius_b = np.array([c.radius_b for c in contacts])
-        else:
-            self.radius_pin = np.array([c.radius_pin for c in contacts])
+        # friction geometry (friction_kernel): kind and radii (sphere R; R_a, R_b; pin radius) per pair
+        self.geo = {"sphere-plane": cf.SPHERE_PLANE, "sphere-sphere": cf.SPHERE_SPHERE,
+                    "clearance": cf.CLEARANCE_JOINT}[self.geometry]
+        self.rad = np.array([(c.radius, 0.0) if self.geometry == "sphere-plane" else
+                             (c.radius_a, c.radius_b) if self.geometry == "sphere-sphere" else (c.radius_pin, 0.0)
+                             for c in contacts], dtype=float).reshape(self.n, 2)
         self.laws = LawTable([c.law for c in contacts])
+        self._user_laws = bool(np.any(self.laws.kind == cf.USER))
         self.has_friction = np.array([c.friction is not None for c in contacts])
         self.frictions = FrictionTable([c.friction for c in contacts])
         self.approach = ApproachSpeeds(self.n)
 
-    # -- geometry -------------------------------------------------------------------------------------
-    def _pair_state(self, qe, ve) -> PairState:
-        return PairState(qe[self.gather], ve[self.gather], *self.measure.n_modes)
+    def _values(self, qe, ve):
+        """Measures ``x`` (m) and rates (n,) of all pairs (one compiled call)."""
+        m = self.measure
+        x, xd = np.empty(self.n), np.empty(self.n)
+        self._check(cf.measure_kernel(self.code, qe, ve, self.gather, m.vecs, m.shps, m.sides, *m.n_modes, self._ref,
+                                      False, x, xd, self._J, self._H0), x)
+        return x, xd
 
-    def _vectors(self, idx=None):
-        v, S = self.measure.vec, self.measure.shape
-        if idx is None:
-            return v, S
-        return ({k: a[idx] for k, a in v.items()}, {k: (None if a is None else a[idx]) for k, a in S.items()})
-
-    def _measure(self, s: PairState) -> kin.Scalar:
-        v, S = self._vectors()
-        if self.geometry == "sphere-plane":
-            return kin.dot(kin.body_vector(s, 0, v["a_i"], S["a_i"]),
-                           kin.separation(s, v["u_i"], v["u_j"], S["u_i"], S["u_j"]), s.xd)
-        d = kin.separation(s, v["u_i"], v["u_j"], S["u_i"], S["u_j"])
-        if self.geometry == "sphere-sphere":
-            l = np.linalg.norm(d.val, axis=1)
-            if np.any(l < 1e-12):
-                k = int(np.argmin(l))
-                raise NonFiniteError(f"{self.contacts[k].owner}: the sphere centres coincide (distance "
-                                     f"{l[k]:.3g} m); the contact normal is undefined")
-            return kin.norm(d, s.xd)
-        # clearance: |e|^2 = d.d - 2 (n.d)^2 + (n.d)^2 (n.n), e = d - (n.d) n
-        n = kin.body_vector(s, 0, v["a_i"], S["a_i"])
-        b = kin.dot(n, d, s.xd)
-        b2 = _product(b, b, s.xd)
-        e2 = kin.linear_combination([(1.0, kin.dot(d, d, s.xd)), (-2.0, b2),
-                                     (1.0, _product(b2, kin.dot(n, n, s.xd), s.xd))])
-        x = _sqrt(e2, s.xd)
-        # the value from the vector e itself: d.d - (n.d)^2 cancels when the pin sits far along the axis
-        x.val = np.linalg.norm(d.val - b.val[:, None] * n.val, axis=1)
-        return x
-
-    def _frame(self, s: PairState, idx: np.ndarray) -> FrictionFrame:
-        """Contact normal, contact point arms and material shapes of the pairs ``idx`` (theory-contact.md §5.2)."""
-        v, S = self._vectors(idx)
-        n, nx = s.x.shape
-        if self.geometry == "sphere-plane":
-            nv = kin.body_vector(s, 0, v["a_i"], S["a_i"])
-            ac = kin.body_vector(s, 1, v["u_j"], S["u_j"])
-            R = self.radius[idx]
-            yb, Yb = ac.val - R[:, None] * nv.val, ac.jac - R[:, None, None] * nv.jac
-            u, U = nv.val, nv.jac
-        elif self.geometry == "sphere-sphere":
-            d = kin.separation(s, v["u_i"], v["u_j"], S["u_i"], S["u_j"])
-            l = np.linalg.norm(d.val, axis=1)
-            u, U = _unit_of(d.val, d.jac, l)
-            ac = kin.body_vector(s, 0, v["u_i"], S["u_i"])
-            w = 0.5 * (l + self.radius_a[idx] - self.radius_b[idx])          # |c_a X|: the middle of the overlap
-            dw = 0.5 * np.einsum("nk,nkx->nx", u, d.jac)
-            ya = ac.val + w[:, None] * u
-            Ya = ac.jac + u[:, :, None] * dw[:, None, :] + w[:, None, None] * U
-            yb, Yb = ya + s.r(0) - s.r(1), Ya + _translation(n, nx, 1.0, -1.0)
-            return FrictionFrame(u, U, ya, Ya, yb, Yb, S["u_i"], S["u_j"])
-        else:
-            d = kin.separation(s, v["u_i"], v["u_j"], S["u_i"], S["u_j"])
-            ax = kin.body_vector(s, 0, v["a_i"], S["a_i"])
-            b = np.einsum("nk,nk->n", ax.val, d.val)
-            e = d.val - b[:, None] * ax.val
-            db = np.einsum("nk,nkx->nx", ax.val, d.jac) + np.einsum("nk,nkx->nx", d.val, ax.jac)
-            E = d.jac - ax.val[:, :, None] * db[:, None, :] - b[:, None, None] * ax.jac
-            u, U = _unit_of(e, E, np.linalg.norm(e, axis=1))
-            ap = kin.body_vector(s, 1, v["u_j"], S["u_j"])
-            r = self.radius_pin[idx]
-            yb, Yb = ap.val + r[:, None] * u, ap.jac + r[:, None, None] * U
-        ya, Ya = yb + s.r(1) - s.r(0), Yb + _translation(n, nx, -1.0, 1.0)
-        return FrictionFrame(u, U, ya, Ya, yb, Yb, S["u_i"], S["u_j"])
+    def _check(self, bad: int, x: np.ndarray) -> None:
+        if bad >= 0:
+            raise NonFiniteError(f"{self.contacts[bad].owner}: the sphere centres coincide (distance "
+                                 f"{x[bad]:.3g} m); the contact normal is undefined")
 
     def state(self, qe, ve):
-        """Measure expression, penetration delta and its rate (n,)."""
-        s = self._pair_state(qe, ve)
-        x = self._measure(s)
-        return x, self.sign * (self.offset - x.val), -self.sign * x.rate(s.xd)
+        """Measures ``x`` (m), penetrations delta (m) and their rates (m/s) (n,)."""
+        x, xd = self._values(qe, ve)
+        return x, self.sign * (self.offset - x), -self.sign * xd
 
     def forces(self, delta, delta_dot):
         """Normal forces ``F`` (N) and their derivatives ``dF/d delta`` (N/m), ``dF/d delta_dot`` (N s/m) of the
         pairs' laws at penetrations ``delta`` (m) and rates (m/s), with the trial approach speeds (§1)."""
         return self.laws.force(delta, delta_dot, self.approach.trial(delta, delta_dot))
 
-    def _friction(self, s, x, F, dF, dFd, Hv, blocks: bool):
-        """Friction terms of the active pairs with friction: (idx, Q, power, dQ/dx, dQ/dxd) or None."""
+    def _friction(self, qe, ve, F, dF, dFd, J, Hv, coef, r, blk) -> float:
+        """Friction of the pairs in contact that carry a friction law (docs/theory-contact.md §5): subtracts
+        ``Q`` from ``r`` and, with ``coef``, ``cK dQ/dq + cC dQ/dq_dot`` from ``blk``; returns the friction
+        power (W). Two compiled calls around the friction laws (``FrictionTable.coefficient``: user laws
+        stay Python): the slip speeds, then the forces and blocks."""
         idx = np.flatnonzero(self.has_friction & (F > 0.0))
         if idx.size == 0:
-            return None
-        sub = PairState(s.x[idx], s.xd[idx], s.m_i, s.m_j)
-        frame = self._frame(sub, idx)
-        jac = x.jac[idx]
-        dFn_dxd = -self.sign * dFd[idx, None] * jac
-        dFn_dx = -self.sign * (dF[idx, None] * jac + dFd[idx, None] * Hv[idx]) if Hv is not None else None
+            return 0.0
+        m = self.measure
+        want = coef is not None
+        cC, cK = (float(coef[1]), float(coef[2])) if want else (0.0, 0.0)
+        args = (self.geo, self.sign, qe, ve, self.gather, idx, m.vecs, m.shps, *m.n_modes, self.rad, F, dF, dFd, J, Hv)
+        sp = np.empty(idx.size)
+        none = np.zeros(0)
+        cf.friction_kernel(False, *args, none, none, none, 0.0, 0.0, False, sp, r, blk)
+        mu, dmu, mu_s = (np.ascontiguousarray(a, dtype=float) for a in self.frictions.coefficient(sp, idx))
+        return cf.friction_kernel(True, *args, mu, dmu, mu_s, cK, cC, want, sp, r, blk)
 
-        def coef(speed):
-            return self.frictions.coefficient(speed, idx)
-
-        Q, P, dQx, dQv = tangential_terms(sub, frame, F[idx], dFn_dx if dFn_dx is not None else np.zeros_like(jac),
-                                          dFn_dxd, coef, blocks)
-        return idx, Q, P, dQx, dQv
+    def _normal(self, qe, ve, coef):
+        """One compiled call (``contact_kernel``): measures, normal forces of the laws, residual
+        ``-sign F grad x`` and, with ``coef``, the blocks ``cK K + cC C`` (docs/theory-contact.md §4)."""
+        m, L, ap = self.measure, self.laws, self.approach
+        n, nx = self.gather.shape
+        want = coef is not None
+        cC, cK = (float(coef[1]), float(coef[2])) if want else (0.0, 0.0)
+        x, xd, F, dF, dFd = (np.empty(n) for _ in range(5))
+        J, Hv, r = np.empty((n, nx)), np.empty((n, nx)), np.empty((n, nx))
+        blk = np.empty((n, nx, nx)) if want else np.empty((1, nx, nx))
+        given = self._user_laws
+        if given:              # user laws: their forces from Python at the penetrations of this state
+            x0, xd0 = self._values(qe, ve)
+            F, dF, dFd = self.forces(self.sign * (self.offset - x0), -self.sign * xd0)
+        self._check(cf.contact_kernel(self.code, qe, ve, self.gather, m.vecs, m.shps, m.sides, *m.n_modes, self.sign,
+                                      self.offset, L.kind, L.K, L.n, L.h, L.v_min, L.c, ap.speed, ap.in_contact,
+                                      ap.last_rate, given, cC, cK, want, x, xd, F, dF, dFd, J, Hv, r, blk), x)
+        return x, xd, F, dF, dFd, J, Hv, r, (blk if want else None)
 
     def residual(self, qe, ve, t, coef=None):
         """Residual contribution ``-Q = -sign F grad x`` of all pairs (plus friction) and, with ``coef``, the exact
         Newton blocks ``K``, ``C`` of docs/theory-contact.md §4-§5."""
-        s = self._pair_state(qe, ve)
-        x = self._measure(s)
-        xd = x.rate(s.xd)
-        delta, delta_dot = self.sign * (self.offset - x.val), -self.sign * xd
-        F, dF, dFd = self.forces(delta, delta_dot)
-        r = -self.sign * F[:, None] * x.jac
-        active = F != 0.0
-        want = coef is not None
-        Hv = H = None
-        if want and coef[2] and active.any():
-            H = x.hess(np.ones(self.n))
-            Hv = np.einsum("nxy,ny->nx", H, s.xd)
-        fr = self._friction(s, x, F, dF, dFd, Hv if Hv is not None else np.zeros_like(x.jac), want) \
-            if self.has_friction.any() and active.any() else None
-        if fr is not None:
-            r[fr[0]] -= fr[1]
-        if not want:
-            return self.scatter, r, None
-        cM, cC, cK = coef
-        nx = x.jac.shape[1]
-        blocks = np.zeros((self.n, nx, nx))
-        if H is not None:
-            g = dF[:, None] * x.jac + dFd[:, None] * Hv
-            blocks += cK * (x.jac[:, :, None] * g[:, None, :] - self.sign * F[:, None, None] * H)
-        if cC:
-            blocks += cC * dFd[:, None, None] * x.jac[:, :, None] * x.jac[:, None, :]
-        if fr is not None:
-            idx, _, _, dQx, dQv = fr
-            blocks[idx] -= cK * dQx + cC * dQv
+        x, xd, F, dF, dFd, J, Hv, r, blocks = self._normal(qe, ve, coef)
+        if self.has_friction.any():
+            self._friction(qe, ve, F, dF, dFd, J, Hv, coef, r, blocks if blocks is not None else self._blk0)
         return self.scatter, r, blocks
 
     def accept(self, qe, ve) -> None:
@@ -439,17 +336,13 @@ class ContactGroup:
 
     def powers(self, qe, ve) -> tuple[float, float]:
         """``(damping power, friction power)`` of the group (W)."""
-        s = self._pair_state(qe, ve)
-        x = self._measure(s)
-        delta, delta_dot = self.sign * (self.offset - x.val), -self.sign * x.rate(s.xd)
+        x, delta, delta_dot = self.state(qe, ve)
         dm = self.approach.trial(delta, delta_dot)
         damping = float(np.sum(self.laws.nonconservative_power(delta, delta_dot, dm)))
         friction = 0.0
         if self.has_friction.any():
-            F, dF, dFd = self.forces(delta, delta_dot)
-            fr = self._friction(s, x, F, dF, dFd, None, False)
-            if fr is not None:
-                friction = float(np.sum(fr[2]))
+            x, xd, F, dF, dFd, J, Hv, r, _ = self._normal(qe, ve, None)
+            friction = self._friction(qe, ve, F, dF, dFd, J, Hv, None, r, self._blk0)
         return damping, friction
 
     def penetration(self, qe, ve) -> np.ndarray:

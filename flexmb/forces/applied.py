@@ -4,11 +4,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import checks
-from .. import rotations as rot
+from ..compiled import lazy_module
 from ..bodies.base import GROUND, Body
 from ..errors import ModelError
 from ..joints.base import point3
 from .base import ForceElement
+
+cf = lazy_module("flexmb.compiled.forces")   # numba loads with the first evaluation, not at import
 
 __all__ = ["Force", "Torque", "AppliedLoadGroup"]
 
@@ -71,7 +73,7 @@ class Torque(_Load):
 
 
 class AppliedLoadGroup:
-    """All Force and Torque elements, evaluated in one vectorized call.
+    """All Force and Torque elements, evaluated in one compiled call.
 
     Generalized forces (docs/theory.md §3.3), s' the body-fixed point:
     global force f:  Q_r = f, Q_p = B(p, s')^T f = 2 Q(f, s') p;
@@ -85,9 +87,11 @@ class AppliedLoadGroup:
         self.idx = np.array([ld.body.offset + np.arange(7) for ld in loads], dtype=np.int64).reshape(self.n, 7)
         self.is_force = np.array([isinstance(ld, Force) for ld in loads])
         self.body_fixed = np.array([ld.body_fixed for ld in loads])
-        self.s = np.array([ld.local_point if isinstance(ld, Force) else np.zeros(3) for ld in loads]).reshape(self.n, 3)
+        self.s = np.array([ld.local_point if isinstance(ld, Force) else np.zeros(3) for ld in loads],
+                          dtype=float).reshape(self.n, 3)
         self.const = np.array([not callable(ld.vector) for ld in loads])
-        self._vectors = np.array([ld.vector if not callable(ld.vector) else np.zeros(3) for ld in loads]).reshape(self.n, 3)
+        self._vectors = np.array([ld.vector if not callable(ld.vector) else np.zeros(3) for ld in loads],
+                                 dtype=float).reshape(self.n, 3)
 
     def vectors(self, t: float) -> np.ndarray:
         """Load vectors (n, 3) at time ``t`` (s): N for forces, N m for torques; constants precomputed."""
@@ -96,48 +100,19 @@ class AppliedLoadGroup:
             out[k] = self.loads[k].value(t)
         return out
 
-    def generalized(self, q, t):
-        """Q (n, 7) and dQ/dq (n, 7, 7)."""
-        p = q[self.idx][:, 3:]
-        F = self.vectors(t)
-        Q = np.zeros((self.n, 7))
-        dQ = np.zeros((self.n, 7, 7))
-        gf = self.is_force & ~self.body_fixed
-        bf = self.is_force & self.body_fixed
-        gt = ~self.is_force & ~self.body_fixed
-        bt = ~self.is_force & self.body_fixed
-        if gf.any():
-            Qm = 2.0 * rot.Q(F[gf], self.s[gf])
-            Q[gf, :3] = F[gf]
-            Q[gf, 3:] = np.einsum("nij,nj->ni", Qm, p[gf])
-            dQ[gf, 3:, 3:] = Qm
-        if bf.any():
-            n_body = rot.cross(self.s[bf], F[bf])
-            Q[bf, :3] = np.einsum("nij,nj->ni", rot.A(p[bf]), F[bf])
-            Q[bf, 3:] = 2.0 * np.einsum("nki,nk->ni", rot.G(p[bf]), n_body)
-            dQ[bf, :3, 3:] = rot.B(p[bf], F[bf])
-            dQ[bf, 3:, 3:] = 2.0 * rot.T(n_body)
-        if gt.any():
-            n = F[gt]
-            Tn = np.zeros((n.shape[0], 4, 4))   # E(p)^T n = [[0, -n^T], [n, n~]] p
-            Tn[:, 0, 1:] = -n
-            Tn[:, 1:, 0] = n
-            Tn[:, 1:, 1:] = rot.skew(n)
-            Q[gt, 3:] = 2.0 * np.einsum("nij,nj->ni", Tn, p[gt])
-            dQ[gt, 3:, 3:] = 2.0 * Tn
-        if bt.any():
-            Q[bt, 3:] = 2.0 * np.einsum("nki,nk->ni", rot.G(p[bt]), F[bt])
-            dQ[bt, 3:, 3:] = 2.0 * rot.T(F[bt])
-        return Q, dQ
-
     def residual(self, q, v, t, coef=None):
         """Residual contribution ``-Q`` of the loads (generalized forces on the 7 frame coordinates of each
-        body; Nikravesh 1988, §6.5) and, with ``coef``, ``-beta' dQ/dq`` for body-fixed loads."""
-        Q, dQ = self.generalized(q, t)
-        blocks = None if coef is None else -coef[2] * dQ
-        return self.idx, -Q, blocks
+        body; Nikravesh 1988, §6.5) and, with ``coef``, ``-beta' dQ/dq`` for body-fixed loads (one compiled
+        call, ``loads_kernel``)."""
+        want = coef is not None
+        r = np.empty((self.n, 7))
+        blk = np.empty((self.n, 7, 7)) if want else np.empty((1, 7, 7))
+        cf.loads_kernel(q, v, self.idx, self.is_force, self.body_fixed, self.s, self.vectors(t),
+                        float(coef[2]) if want else 0.0, want, r, blk)
+        return self.idx, r, (blk if want else None)
 
     def power(self, q, v, t) -> float:
         """Power (W) of all applied loads, ``Q . v`` (docs/theory.md §6)."""
-        Q, _ = self.generalized(q, t)
-        return float(np.sum(Q * v[self.idx]))
+        r = np.empty((self.n, 7))
+        return float(cf.loads_kernel(q, v, self.idx, self.is_force, self.body_fixed, self.s, self.vectors(t), 0.0,
+                                     False, r, np.empty((1, 7, 7))))

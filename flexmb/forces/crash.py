@@ -22,10 +22,13 @@ import numpy as np
 
 from ..bodies.base import Body
 from ..checks import scalar
+from ..compiled import lazy_module
 from ..errors import ModelError, NonFiniteError
 from ..joints.base import perpendicular_pair, point3, unit
 from ..timefunctions import TimeFunction
 from .springs import ScalarSpringGroup, SpringPrimitive, _PairForce
+
+cf = lazy_module("flexmb.compiled.forces")   # numba loads with the first evaluation, not at import
 
 __all__ = ["PlasticHinge", "CrushElement", "PlasticHingeGroup", "CrushGroup", "crash_groups",
            "TrianglePulse", "triangular_pulse", "far_562_pulse", "FAR_562", "G0"]
@@ -84,8 +87,9 @@ def _curve(curve, owner: str, xname: str, yname: str, min_slope: float | None = 
 
 
 class _Tables:
-    """Piecewise-linear curves of different lengths, padded for vectorized lookup: breakpoints
-    ``X`` (+inf padding), values ``Y``, slopes ``S`` after each breakpoint (extension last)."""
+    """Piecewise-linear curves of different lengths, padded for the compiled lookup
+    (flexmb/compiled/forces.py): breakpoints ``X`` (+inf padding), values ``Y``, slopes ``S`` after each
+    breakpoint (extension last)."""
 
     def __init__(self, curves):
         n, L = len(curves), max(c[0].size for c in curves)
@@ -95,17 +99,14 @@ class _Tables:
         for i, (x, y, s) in enumerate(curves):
             m = x.size
             self.X[i, :m], self.Y[i, :m], self.S[i, :m] = x, y, s[:m]
-        self.rows = np.arange(n)
 
-    @staticmethod
-    def segment(B: np.ndarray, v: np.ndarray) -> np.ndarray:
-        """Index of the last breakpoint of each row of ``B`` not above ``v`` (0 below the first)."""
-        return np.maximum(np.sum(B <= v[:, None], axis=1) - 1, 0)
-
-    def __call__(self, v: np.ndarray):
-        """Curve value and slope at ``v`` (n,)."""
-        j = self.segment(self.X, v)
-        X, Y, S = self.X[self.rows, j], self.Y[self.rows, j], self.S[self.rows, j]
+    def value(self, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Curve value and slope of every row at ``v`` (n,), extension slope beyond the table (numpy; for
+        post-processing, e.g. the peak crush force at the largest crush; runs use the compiled lookup)."""
+        v = np.asarray(v, dtype=float)
+        j = np.maximum(np.sum(self.X <= v[:, None], axis=1) - 1, 0)
+        rows = np.arange(self.X.shape[0])
+        X, Y, S = self.X[rows, j], self.Y[rows, j], self.S[rows, j]
         return Y + S * (v - X), S
 
 
@@ -206,9 +207,24 @@ class _CrashGroup:
         self._prev = None                    # (measure, load) at the last accepted state
 
     def _eval(self, qe, ve):
-        x = self.measure.measure_expr(qe, ve)
-        xd = x.rate(ve[self.gather])
-        return x, xd
+        """Measures (angle rad or length m) and their rates (n,)."""
+        return self.measure.values(qe, ve)
+
+    def _forces(self, qe, ve, coef):
+        """Residual ``f grad x`` and Newton blocks ``cC C + cK K`` (or None) in one compiled call
+        (``crash_kernel``: measure, law and the scalar-force helper)."""
+        want = coef is not None
+        cC, cK = (float(coef[1]), float(coef[2])) if want else (0.0, 0.0)
+        m, T = self.measure, self.tables
+        n, nx = self.gather.shape
+        r = np.empty((n, nx))
+        blk = np.empty((n, nx, nx)) if want else np.empty((1, nx, nx))
+        bad = cf.crash_kernel(self.measure_kind == "angle", m.code, qe, ve, self.gather, m.vecs, m.shps, m.sides,
+                              *m.n_modes, m.angle_ref, *self._law_arrays(), T.X, T.Y, T.S, cC, cK, want, r, blk)
+        if bad >= 0:             # the measure or the law checks name the element
+            self._law(*self._eval(qe, ve))
+            raise NonFiniteError(f"{self.elements[bad % n].owner}: the element force is not finite")
+        return self.scatter, r, (blk if want else None)
 
     def _check(self, arr, what):
         if not np.all(np.isfinite(arr)):
@@ -218,14 +234,14 @@ class _CrashGroup:
     def accept(self, qe, ve) -> float:
         """Update the history at an accepted state; returns the element power on the bodies (W)."""
         x, xd = self._eval(qe, ve)
-        law = self._law(x.val, xd)
+        law = self._law(x, xd)
         work = self._work_rate(law, xd)
-        m, load = self._signed(x.val, law)
+        m, load = self._signed(x, law)
         if self._prev is not None:
             self.absorbed += 0.5 * (self._prev[1] + load) * (m - self._prev[0])
-        self._update(x.val, law)
+        self._update(x, law)
         self.measure.accept(qe, ve)          # unwrapping reference of angles
-        m2, load2 = self._signed(x.val, self._law(x.val, xd))
+        m2, load2 = self._signed(x, self._law(x, xd))
         self._prev = (m2, load2)
         return -float(np.sum(work))
 
@@ -268,26 +284,26 @@ class _CrashGroup:
         """Power of the element forces on the bodies (W): ``-(dV_elastic/dt) + power``; the energy
         balance books it as non-conservative power (docs/theory-crash.md §4)."""
         x, xd = self._eval(qe, ve)
-        return -float(np.sum(self._work_rate(self._law(x.val, xd), xd)))
+        return -float(np.sum(self._work_rate(self._law(x, xd), xd)))
 
     def potential(self, qe, ve) -> float:
         """Elastic (recoverable) energy under the current history (J)."""
         x, xd = self._eval(qe, ve)
-        return float(np.sum(self._elastic(self._law(x.val, xd))))
+        return float(np.sum(self._elastic(self._law(x, xd))))
 
     def power(self, qe, ve) -> float:
         """Dissipation rate (W, <= 0 while the element deforms plastically) under the current history."""
         x, xd = self._eval(qe, ve)
-        return -float(np.sum(self._dissipation(self._law(x.val, xd), xd)))
+        return -float(np.sum(self._dissipation(self._law(x, xd), xd)))
 
     def elastic_energy(self, qe, ve) -> np.ndarray:
         """Recoverable energy per element (J)."""
         x, xd = self._eval(qe, ve)
-        return self._elastic(self._law(x.val, xd))
+        return self._elastic(self._law(x, xd))
 
 
 class PlasticHingeGroup(_CrashGroup):
-    """All plastic hinges with the same modal counts, one vectorized call."""
+    """All plastic hinges with the same modal counts: compiled measure, law and force calls."""
 
     measure_kind = "angle"
     _STATE = ("theta_p", "alpha")
@@ -302,62 +318,39 @@ class PlasticHingeGroup(_CrashGroup):
         self.has_rate = np.array([r is not None for r in rf])
         self.C, self.p, self.w0 = (np.array([r[i] if r is not None else 1.0 for r in rf]) for i in range(3))
 
+    def _law(self, theta, thd):
+        """(M, dM/dtheta, dM/dtheta_dot, M_s, K_t, alpha', R) at rotations ``theta`` (rad) and rates (rad/s)
+        from the current history (return mapping and rate factor, theory §1; one compiled call)."""
+        T = self.tables
+        out = tuple(np.empty(self.n) for _ in range(7))
+        cf.hinge_law(np.ascontiguousarray(theta, dtype=float), np.ascontiguousarray(thd, dtype=float), self.theta_p,
+                     self.alpha, self.k, T.X, T.Y, T.S, self.P, self.has_rate, self.C, self.p, self.w0, *out)
+        self._check(out[0], "the hinge moment")
+        return out
+
+    def _law_arrays(self):
+        """Arguments of ``crash_kernel``: the hinge parameters and history, empty crush ones."""
+        e = np.zeros(0)
+        return (self.theta_p, self.alpha, self.k, self.P, self.has_rate, self.C, self.p, self.w0, e, e, e)
+
     def static(self, theta):
         """Rate-independent moment ``M_s``, its slope ``dM_s/dtheta`` and the plastic state
         ``alpha'`` at rotations ``theta`` from the current history (return mapping, theory §1)."""
-        T, k = self.tables, self.k
-        e = theta - self.theta_p
-        ae, sg = np.abs(e), np.where(e < 0, -1.0, 1.0)
-        My, _ = T(self.alpha)
-        plastic = k * ae > My
-        y = k * (ae + self.alpha)
-        j = T.segment(self.P, y)
-        Xj, Yj, Sj, Pj = T.X[T.rows, j], T.Y[T.rows, j], T.S[T.rows, j], self.P[T.rows, j]
-        a_new = Xj + (y - Pj) / (Sj + k)
-        Ms = np.where(plastic, sg * (Yj + Sj * (a_new - Xj)), k * e)
-        Kt = np.where(plastic, k * Sj / (Sj + k), k)
-        return Ms, Kt, np.where(plastic, a_new, self.alpha)
-
-    def _law(self, theta, thd):
-        """(M, dM/dtheta, dM/dtheta_dot, M_s, K_t, alpha', R)."""
-        Ms, Kt, a_new = self.static(theta)
-        w = np.abs(thd)
-        cw = (self.w0 / self.C) ** (1.0 / self.p) / self.w0          # chord slope below rate_min
-        phi = np.where(w >= self.w0, (np.maximum(w, self.w0) / self.C) ** (1.0 / self.p), cw * w)
-        dphi = np.where(w >= self.w0, phi / (self.p * np.maximum(w, self.w0)), cw)
-        loading = self.has_rate & (Ms * thd > 0)
-        R = 1.0 + np.where(loading, phi, 0.0)
-        M = R * Ms
-        self._check(M, "the hinge moment")
-        return M, R * Kt, np.where(loading, np.abs(Ms) * dphi, 0.0), Ms, Kt, a_new, R
+        law = self._law(theta, np.zeros(self.n))
+        return law[3], law[4], law[5]
 
     def residual(self, qe, ve, t, coef=None):
         """(scatter, r = M dtheta/dx (n, nx), blocks ``cC C + cK K`` or None)."""
-        x, thd = self._eval(qe, ve)
-        M, dM, dMd = self._law(x.val, thd)[:3]
-        r = M[:, None] * x.jac
-        if coef is None:
-            return self.scatter, r, None
-        cM, cC, cK = coef
-        nx = x.jac.shape[1]
-        blocks = np.zeros((self.n, nx, nx))
-        J = x.jac
-        if cK:
-            H = x.hess(np.ones(self.n))
-            grad = dM[:, None] * J + dMd[:, None] * np.einsum("nxy,ny->nx", H, ve[self.gather])
-            blocks += cK * (J[:, :, None] * grad[:, None, :] + M[:, None, None] * H)
-        if cC:
-            blocks += cC * dMd[:, None, None] * J[:, :, None] * J[:, None, :]
-        return self.scatter, r, blocks
+        return self._forces(qe, ve, coef)
 
     def moments(self, qe, ve) -> np.ndarray:
         """Hinge moment (N m), positive when it resists a positive rotation of b relative to a."""
         x, thd = self._eval(qe, ve)
-        return self._law(x.val, thd)[0]
+        return self._law(x, thd)[0]
 
     def rotations(self, qe, ve) -> np.ndarray:
         """Relative rotation theta (rad) from the initial configuration."""
-        return self._eval(qe, ve)[0].val
+        return self._eval(qe, ve)[0]
 
     def _signed(self, theta, law):
         return theta, law[0]
@@ -379,7 +372,7 @@ class PlasticHingeGroup(_CrashGroup):
 
 
 class CrushGroup(_CrashGroup):
-    """All crush elements with the same modal counts, one vectorized call."""
+    """All crush elements with the same modal counts: compiled measure, law and force calls."""
 
     measure_kind = "length"
     _STATE = ("max_crush",)
@@ -390,42 +383,31 @@ class CrushGroup(_CrashGroup):
         self.ku = np.array([e.unloading_stiffness for e in self.elements])
         self.max_crush = np.zeros(self.n)    # largest crush reached at an accepted state (m)
 
+    def _law_arrays(self):
+        """Arguments of ``crash_kernel``: empty hinge ones, the crush parameters and history."""
+        e = np.zeros(0)
+        return (e, e, e, np.zeros((0, 1)), np.zeros(0, dtype=bool), e, e, e, self.L0, self.max_crush, self.ku)
+
     def _law(self, L, Ld):
-        """(F, dF/d delta, loading) at lengths ``L`` from the current history (theory §2)."""
-        d = self.L0 - L
-        dm = self.max_crush
-        loading = d >= dm
-        Fc, Sc = self.tables(np.maximum(d, 0.0))
-        Fm, _ = self.tables(dm)
-        Fu = Fm - self.ku * (dm - d)
-        F = np.where(loading, Fc, np.maximum(Fu, 0.0))
-        K = np.where(loading, Sc, np.where(Fu > 0, self.ku, 0.0))
+        """(F, dF/d delta, delta) at lengths ``L`` (m) from the current history (theory §2; one compiled call)."""
+        T = self.tables
+        F, K, d = np.empty(self.n), np.empty(self.n), np.empty(self.n)
+        cf.crush_law(np.ascontiguousarray(L, dtype=float), self.L0, self.max_crush, self.ku, T.X, T.Y, T.S, F, K, d)
         self._check(F, "the crush force")
         return F, K, d
 
     def residual(self, qe, ve, t, coef=None):
-        """(scatter, r = -F dL/dx (n, nx), blocks ``cK K`` or None)."""
-        x, _ = self._eval(qe, ve)
-        F, K, _ = self._law(x.val, None)
-        r = -F[:, None] * x.jac
-        if coef is None:
-            return self.scatter, r, None
-        cK = coef[2]
-        nx = x.jac.shape[1]
-        blocks = np.zeros((self.n, nx, nx))
-        if cK:
-            J = x.jac
-            blocks += cK * (K[:, None, None] * J[:, :, None] * J[:, None, :] + x.hess(-F))
-        return self.scatter, r, blocks
+        """(scatter, r = -F dL/dx (n, nx), blocks ``cK K`` or None; the law has no rate term)."""
+        return self._forces(qe, ve, coef)
 
     def forces(self, qe, ve) -> np.ndarray:
         """Crush force (N, >= 0, pushing the points apart)."""
         x, _ = self._eval(qe, ve)
-        return self._law(x.val, None)[0]
+        return self._law(x, None)[0]
 
     def crush(self, qe, ve) -> np.ndarray:
         """Crush ``L0 - L`` (m)."""
-        return self.L0 - self._eval(qe, ve)[0].val
+        return self.L0 - self._eval(qe, ve)[0]
 
     def _signed(self, L, law):
         return law[2], law[0]
@@ -445,7 +427,7 @@ class CrushGroup(_CrashGroup):
 
 
 def crash_groups(forces, nq: int) -> list:
-    """The vectorized groups of all crash elements in ``forces``: one per element type and pair
+    """The groups of all crash elements in ``forces``: one per element type and pair
     of modal counts (the assembly registers them like spring groups)."""
     out = []
     for cls, group in ((PlasticHinge, PlasticHingeGroup), (CrushElement, CrushGroup)):

@@ -19,10 +19,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..checks import scalar
+from ..compiled import lazy_module
 from ..errors import ModelError
 from ..timefunctions import as_time_function
 from .base import ForceElement
 from .springs import ScalarSpringGroup, SpringPrimitive
+
+cf = lazy_module("flexmb.compiled.forces")   # numba loads with the first evaluation, not at import
 
 __all__ = ["DCMotor", "DCMotorGroup"]
 
@@ -80,7 +83,7 @@ class DCMotor(ForceElement):
 
 
 class DCMotorGroup:
-    """All DC motors whose bodies have the same modal counts, one vectorized call.
+    """All DC motors whose bodies have the same modal counts, one compiled call.
 
     Columns per instance: the pair coordinates of the joint's bodies, then the motor's charge.
     """
@@ -106,34 +109,17 @@ class DCMotorGroup:
         return V
 
     def residual(self, qe, ve, a, t, coef=None):
-        """(scatter (n, nx+1), r (n, nx+1), blocks ``cM M + cC C + cK K`` or None)."""
-        x = self.measure.measure_expr(qe, ve)
-        vp = ve[self.measure.gather]
-        w = x.rate(vp)
-        i, di = ve[self.state], a[self.state]
-        tau = self.K_p * i - self.D * w
-        nx = x.jac.shape[1]
-        r = np.empty((self.n, nx + 1))
-        r[:, :nx] = -tau[:, None] * x.jac
-        r[:, nx] = self.L_a * di + self.r_a * i + self.K_p * w - self.supply(t)
-        if coef is None:
-            return self.scatter, r, None
-        cM, cC, cK = coef
-        J = x.jac
-        blk = np.zeros((self.n, nx + 1, nx + 1))
-        if cK:
-            H = x.hess(np.ones(self.n))
-            Hv = np.einsum("nxy,ny->nx", H, vp)                  # d omega / dq
-            blk[:, :nx, :nx] += cK * (-tau[:, None, None] * H + self.D[:, None, None] * J[:, :, None] * Hv[:, None, :])
-            blk[:, nx, :nx] += cK * self.K_p[:, None] * Hv
-        if cC:
-            blk[:, :nx, :nx] += cC * self.D[:, None, None] * J[:, :, None] * J[:, None, :]
-            blk[:, :nx, nx] += -cC * self.K_p[:, None] * J
-            blk[:, nx, :nx] += cC * self.K_p[:, None] * J
-            blk[:, nx, nx] += cC * self.r_a
-        if cM:
-            blk[:, nx, nx] += cM * self.L_a
-        return self.scatter, r, blk
+        """(scatter (n, nx+1), r (n, nx+1), blocks ``cM M + cC C + cK K`` or None): one compiled call
+        (flexmb/compiled/forces.py, ``motor_kernel``)."""
+        m = self.measure
+        n, nx = m.gather.shape
+        want = coef is not None
+        cM, cC, cK = (float(c) for c in coef) if want else (0.0, 0.0, 0.0)
+        r = np.empty((n, nx + 1))
+        blk = np.empty((n, nx + 1, nx + 1)) if want else np.empty((1, nx + 1, nx + 1))
+        cf.motor_kernel(m.code, qe, ve, a, m.gather, self.state, m.vecs, m.shps, m.sides, *m.n_modes, m.angle_ref, self.K_p,
+                        self.r_a, self.L_a, self.D, self.supply(t), cM, cC, cK, want, r, blk)
+        return self.scatter, r, (blk if want else None)
 
     def magnetic_energy(self, v) -> float:
         """``sum L_a i^2 / 2`` (J)."""
@@ -141,8 +127,7 @@ class DCMotorGroup:
 
     def power(self, qe, ve, t) -> float:
         """Supply power minus losses ``V i - r_a i^2 - D omega^2`` (W)."""
-        x = self.measure.measure_expr(qe, ve)
-        w = x.rate(ve[self.measure.gather])
+        _, w = self.measure.values(qe, ve)
         i = ve[self.state]
         return float(np.sum(self.supply(t) * i - self.r_a * i * i - self.D * w * w))
 
@@ -152,5 +137,5 @@ class DCMotorGroup:
 
     def torques(self, qe, ve) -> np.ndarray:
         """Motor torque on the rotor side ``K_p i - D omega`` (N m)."""
-        x = self.measure.measure_expr(qe, ve)
-        return self.K_p * ve[self.state] - self.D * x.rate(ve[self.measure.gather])
+        _, w = self.measure.values(qe, ve)
+        return self.K_p * ve[self.state] - self.D * w

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import rotations as rot
+from ..compiled import lazy_module
 from ..errors import ModelError
 from .applied import _Load
+
+cf = lazy_module("flexmb.compiled.forces")   # numba loads with the first evaluation, not at import
 
 __all__ = ["NodalForce", "NodalForceGroup"]
 
@@ -50,7 +52,7 @@ def _node_ids(body, nodes, owner: str) -> np.ndarray:
 
 
 class NodalForceGroup:
-    """All nodal forces on flexible bodies with ``m`` modes, one vectorized call.
+    """All nodal forces on flexible bodies with ``m`` modes, one compiled call.
 
     Each (force, node) pair is one instance acting on the body's ``7 + m`` coordinates.
     """
@@ -61,11 +63,12 @@ class NodalForceGroup:
         self.n = len(inst)
         self.m = m = loads[0].body.n_modes
         self.idx = np.array([ld.body.offset + np.arange(7 + m) for ld, _ in inst], dtype=np.int64).reshape(self.n, 7 + m)
-        self.x0 = np.array([ld.body.modes.nodes[k] for ld, k in inst]).reshape(self.n, 3)
-        self.phi = np.array([ld.body.node_shapes(k)[0][0] for ld, k in inst]).reshape(self.n, 3, m)
+        self.x0 = np.array([ld.body.modes.nodes[k] for ld, k in inst], dtype=float).reshape(self.n, 3)
+        self.phi = np.array([ld.body.node_shapes(k)[0][0] for ld, k in inst], dtype=float).reshape(self.n, 3, m)
         self.owner = np.repeat(np.arange(len(loads)), [ld.nodes.size for ld in loads])
         self.body_fixed = np.array([ld.body_fixed for ld, _ in inst], dtype=bool)
-        self._const = np.array([ld.vector if not callable(ld.vector) else np.zeros(3) for ld in loads]).reshape(-1, 3)
+        self._const = np.array([ld.vector if not callable(ld.vector) else np.zeros(3) for ld in loads],
+                               dtype=float).reshape(-1, 3)
         self._varying = [k for k, ld in enumerate(loads) if callable(ld.vector)]
 
     def forces(self, t: float) -> np.ndarray:
@@ -75,48 +78,19 @@ class NodalForceGroup:
             F[k] = self.loads[k].value(t)
         return F[self.owner]
 
-    def generalized(self, q, t, jacobian: bool):
-        """Q (n, 7+m) and dQ/dq (n, 7+m, 7+m) or None."""
-        qb = q[self.idx]
-        p, eta = qb[:, 3:7], qb[:, 7:]
-        f = self.forces(t)
-        u = self.x0 + np.einsum("nim,nm->ni", self.phi, eta)
-        A = rot.A(p)
-        n, m = self.n, self.m
-        Q = np.zeros((n, 7 + m))
-        dQ = np.zeros((n, 7 + m, 7 + m)) if jacobian else None
-        g, b = ~self.body_fixed, self.body_fixed
-        if g.any():
-            Q[g, :3] = f[g]
-            Q[g, 3:7] = np.einsum("nip,ni->np", rot.B(p[g], u[g]), f[g])
-            Q[g, 7:] = np.einsum("nim,nji,nj->nm", self.phi[g], A[g], f[g])
-            if jacobian:
-                dQ[g, 3:7, 3:7] = 2.0 * rot.Q(f[g], u[g])
-                Bk = rot.B(p[g][:, None, :], np.swapaxes(self.phi[g], 1, 2))          # (n, m, 3, 4)
-                dQ[g, 3:7, 7:] = np.einsum("nmip,ni->npm", Bk, f[g])
-                dAtf = rot.B(p[g] * np.array([1.0, -1.0, -1.0, -1.0]), f[g]) * np.array([1.0, -1.0, -1.0, -1.0])
-                dQ[g, 7:, 3:7] = np.einsum("nim,nip->nmp", self.phi[g], dAtf)
-        if b.any():
-            Gp = rot.G(p[b])
-            nb = rot.cross(u[b], f[b])
-            Q[b, :3] = np.einsum("nij,nj->ni", A[b], f[b])
-            Q[b, 3:7] = 2.0 * np.einsum("nki,nk->ni", Gp, nb)
-            Q[b, 7:] = np.einsum("nim,ni->nm", self.phi[b], f[b])
-            if jacobian:
-                dQ[b, :3, 3:7] = rot.B(p[b], f[b])
-                dQ[b, 3:7, 3:7] = 2.0 * rot.T(nb)
-                dQ[b, 3:7, 7:] = -2.0 * np.einsum("nki,nkl,nlm->nim", Gp, rot.skew(f[b]), self.phi[b])
-        return Q, dQ
-
     def residual(self, q, v, t, coef=None):
         """Residual contribution ``-Q`` (generalized nodal forces on frame and modal coordinates,
-        docs/theory-flexible.md §5) and, with ``coef``, their ``-beta' dQ/dq`` blocks."""
-        Q, dQ = self.generalized(q, t, coef is not None and coef[2] != 0.0)
-        blocks = None if coef is None else (np.zeros((self.n, 7 + self.m, 7 + self.m)) if dQ is None
-                                            else -coef[2] * dQ)
-        return self.idx, -Q, blocks
+        docs/theory-flexible.md §5) and, with ``coef``, their ``-beta' dQ/dq`` blocks (one compiled call)."""
+        want = coef is not None
+        nc = 7 + self.m
+        r = np.empty((self.n, nc))
+        blk = np.empty((self.n, nc, nc)) if want else np.empty((1, nc, nc))
+        cf.nodal_kernel(q, v, self.idx, self.x0, self.phi, self.body_fixed, self.forces(t),
+                        float(coef[2]) if want else 0.0, want, r, blk)
+        return self.idx, r, (blk if want else None)
 
     def power(self, q, v, t) -> float:
         """Power (W) of the nodal forces, ``Q . v`` (docs/theory.md §6)."""
-        Q, _ = self.generalized(q, t, False)
-        return float(np.sum(Q * v[self.idx]))
+        nc = 7 + self.m
+        return float(cf.nodal_kernel(q, v, self.idx, self.x0, self.phi, self.body_fixed, self.forces(t), 0.0, False,
+                                     np.empty((self.n, nc)), np.empty((1, nc, nc))))

@@ -16,15 +16,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import kinematics as kin
 from ..bodies.base import Body, attach, check_body_pair
 from .. import checks
+from ..compiled import lazy_module
 from ..checks import scalar
 from ..errors import ModelError, NonFiniteError
 from ..joints.base import perpendicular_pair, point3, unit
 from ..joints.kernels import modal_counts, pair_columns, stack_shapes
-from ..kinematics import PairState
 from .base import ForceElement
+
+cf = lazy_module("flexmb.compiled.forces")   # numba loads with the first evaluation, not at import
 
 __all__ = ["SpringDamper", "RotationalSpringDamper", "Bushing", "ScalarSpringGroup"]
 
@@ -172,7 +173,8 @@ _VECTORS = {"length": ("u_i", "u_j"), "angle": ("f_i", "g_i", "f_j"), "axial": (
 
 
 class ScalarSpringGroup:
-    """All spring primitives of one measure kind, vectorized."""
+    """All spring primitives of one measure kind: one compiled call per evaluation
+    (flexmb/compiled/forces.py, ``spring_kernel``)."""
 
     def __init__(self, measure: str, prims: list[SpringPrimitive], nq: int):
         self.measure = measure
@@ -180,76 +182,66 @@ class ScalarSpringGroup:
         self.n = len(prims)
         self.n_modes = modal_counts(prims[0])
         self.gather, self.scatter = pair_columns([p.body_i for p in prims], [p.body_j for p in prims], nq)
-        self.vec = {k: np.array([p.vectors[k] for p in prims], dtype=float).reshape(self.n, 3)
-                    for k in _VECTORS[measure]}
-        self.shape = stack_shapes(prims, _VECTORS[measure], self.n_modes)
-        self.k = np.array([p.k for p in prims])
-        self.c = np.array([p.c for p in prims])
-        self.x0 = np.array([p.x0 for p in prims])
+        names = _VECTORS[measure]
+        self.vec = {k: np.array([p.vectors[k] for p in prims], dtype=float).reshape(self.n, 3) for k in names}
+        self.shape = stack_shapes(prims, names, self.n_modes)
+        self.code = cf.MEASURES[measure]
+        self.sides = cf.sides_of(self.code)
+        # packed for the kernels: vectors (n, 4, 3) and shapes (n, 4, 3, max m) per slot
+        self.vecs = np.zeros((self.n, 4, 3))
+        self.shps = np.zeros((self.n, 4, 3, max(self.n_modes)))
+        for slot, k in enumerate(names):
+            self.vecs[:, slot] = self.vec[k]
+            if self.shape[k] is not None:
+                self.shps[:, slot, :, :self.shape[k].shape[2]] = self.shape[k]
+        self.k = np.array([p.k for p in prims], dtype=float)
+        self.c = np.array([p.c for p in prims], dtype=float)
+        self.x0 = np.array([p.x0 for p in prims], dtype=float)
         self.angle_ref = np.zeros(self.n)   # last accepted angle, for unwrapping
+        nx = self.gather.shape[1]
+        self._J, self._H0 = np.empty((self.n, nx)), np.empty((0, nx, nx))     # scratch of value-only calls
 
-    def measure_expr(self, qe, ve) -> kin.Scalar:
-        """The scalar measures ``x(q)`` of all instances (length m, angle rad, axial m or twist rad) with exact
-        Jacobians and Hessians (flexmb/kinematics.py)."""
-        s = PairState(qe[self.gather], ve[self.gather], *self.n_modes)
-        v, S = self.vec, self.shape
-        if self.measure == "length":
-            d = kin.separation(s, v["u_i"], v["u_j"], S["u_i"], S["u_j"])
-            l = np.linalg.norm(d.val, axis=1)
-            if np.any(l < 1e-12):
-                k = int(np.argmin(l))
-                raise NonFiniteError(f"{self.prims[k].label}: attachment points coincide (length {l[k]:.3g} m); "
-                                     "the force direction is undefined")
-            return kin.norm(d, s.xd)
-        if self.measure == "axial":
-            return kin.dot(kin.body_vector(s, 0, v["a_i"], S["a_i"]),
-                           kin.separation(s, v["u_i"], v["u_j"], S["u_i"], S["u_j"]), s.xd)
-        fi, gi, fj = (kin.body_vector(s, 0, v["f_i"], S["f_i"]), kin.body_vector(s, 0, v["g_i"], S["g_i"]),
-                      kin.body_vector(s, 1, v["f_j"], S["f_j"]))
-        if self.measure == "angle":
-            return kin.angle(kin.dot(gi, fj, s.xd), kin.dot(fi, fj, s.xd), self.angle_ref, s.xd)
-        gj = kin.body_vector(s, 1, v["g_j"], S["g_j"])
-        return kin.linear_combination([(0.5, kin.dot(gi, fj, s.xd)), (-0.5, kin.dot(fi, gj, s.xd))])
+    def _check(self, bad: int, x: np.ndarray) -> None:
+        if bad >= 0:
+            raise NonFiniteError(f"{self.prims[bad].label}: attachment points coincide (length {x[bad]:.3g} m); "
+                                 "the force direction is undefined")
+
+    def values(self, qe, ve) -> tuple[np.ndarray, np.ndarray]:
+        """Measures ``x`` (length m, angle rad, axial m or twist rad) and their rates (n,) of all instances."""
+        x, xd = np.empty(self.n), np.empty(self.n)
+        self._check(cf.measure_kernel(self.code, qe, ve, self.gather, self.vecs, self.shps, self.sides, *self.n_modes,
+                                      self.angle_ref, False, x, xd, self._J, self._H0), x)
+        return x, xd
 
     def residual(self, qe, ve, t, coef=None):
         """Residual contribution ``tau grad x`` with ``tau = k (x - x0) + c x_dot`` (N or N m) and, with ``coef``,
-        the exact blocks ``k grad x grad x^T + tau H`` and ``c grad x grad x^T`` (docs/theory.md §4)."""
-        x = self.measure_expr(qe, ve)
-        xd = x.rate(ve[self.gather])
-        tau = self.k * (x.val - self.x0) + self.c * xd
-        r = tau[:, None] * x.jac
-        if coef is None:
-            return self.scatter, r, None
-        cM, cC, cK = coef
-        nx = self.gather.shape[1]
-        blocks = np.zeros((self.n, nx, nx))
-        if cK:
-            h1 = x.hess(np.ones(self.n))
-            dxd_dq = np.einsum("nxy,ny->nx", h1, ve[self.gather])
-            grad_tau = self.k[:, None] * x.jac + self.c[:, None] * dxd_dq
-            blocks += cK * (x.jac[:, :, None] * grad_tau[:, None, :] + tau[:, None, None] * h1)
-        if cC:
-            blocks += cC * self.c[:, None, None] * x.jac[:, :, None] * x.jac[:, None, :]
-        return self.scatter, r, blocks
+        the exact blocks ``cK (k grad x grad x^T + c grad x (H v)^T + tau H) + cC c grad x grad x^T``
+        (docs/theory.md §4)."""
+        n, nx = self.gather.shape
+        x, xd, r = np.empty(n), np.empty(n), np.empty((n, nx))
+        want = coef is not None
+        blocks = np.empty((n, nx, nx)) if want else np.empty((1, nx, nx))
+        cC, cK = (float(coef[1]), float(coef[2])) if want else (0.0, 0.0)
+        self._check(cf.spring_kernel(self.code, qe, ve, self.gather, self.vecs, self.shps, self.sides, *self.n_modes,
+                                     self.angle_ref, self.k, self.c, self.x0, cK, cC, want, x, xd, r, blocks), x)
+        return self.scatter, r, (blocks if want else None)
 
     def potential(self, qe, ve) -> float:
         """Elastic energy ``sum k (x - x0)^2 / 2`` (J)."""
-        x = self.measure_expr(qe, ve)
-        return float(0.5 * np.sum(self.k * (x.val - self.x0) ** 2))
+        x, _ = self.values(qe, ve)
+        return float(0.5 * np.sum(self.k * (x - self.x0) ** 2))
 
     def power(self, qe, ve) -> float:
         """Damper power ``-sum c x_dot^2`` (W, <= 0)."""
-        x = self.measure_expr(qe, ve)
-        xd = x.rate(ve[self.gather])
+        _, xd = self.values(qe, ve)
         return float(-np.sum(self.c * xd * xd))
 
     def accept(self, qe, ve) -> float:
         """Record the accepted angles (the next evaluation unwraps about them);
         returns the damper power (W) at the accepted state."""
-        x = self.measure_expr(qe, ve)
+        x, xd = self.values(qe, ve)
         if self.measure == "angle":
-            self.angle_ref = x.val.copy()
-        xd = x.rate(ve[self.gather])
+            self.angle_ref = x
         return float(-np.sum(self.c * xd * xd))
 
     # -- history protocol (docs/guide.md §5): the unwrapping reference of angle measures -------------

@@ -213,7 +213,7 @@ def _train_into_standing_train(speed_kmh: float) -> CaseResult:
     r.check("energy_drift_rel", np.abs(E["total"] - E["total"][0]).max() / T[0], tolerance="max 3e-5")
     r.check("lateral_max", _lateral(res, cars), tolerance="max 1e-12")
     plastic = 0.25 * sum(SET_MASSES) * speed ** 2                  # 1/2 mu v0^2, mu = M/2 for equal sets
-    peak_force = group.tables(group.max_crush)[0]
+    peak_force = group.tables.value(group.max_crush)[0]
     elastic = float(np.sum(peak_force ** 2 / (2.0 * K_UNLOAD)))
     r.check("absorbed_over_plastic_limit", absorbed.sum() / plastic, tolerance="max 1")
     r.check("absorbed_over_plastic_lower_bound", absorbed.sum() / (plastic - elastic), tolerance="min 1")
