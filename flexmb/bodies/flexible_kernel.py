@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..compiled import flexible as kernels
+from ..compiled import lazy_module
+
+kernels = lazy_module("flexmb.compiled.flexible")   # loads with the first flexible body, not with Assembly
 
 
 class FlexibleBodyGroup:
