@@ -84,16 +84,20 @@ def winding_wheel_long():
     b = s.add(fm.RigidBody(1.0, (0.1, 0.1, 0.1), angular_velocity=(0, 0, 20.0), name="wheel"))
     s.add(fm.Revolute(s.ground, b, (0, 0, 0), (0, 0, 1), name="axle"))
     s.add(fm.RotationalSpringDamper(s.ground, b, axis=(0, 0, 1), k=0.1, c=0.01, name="spring"))
-    return s, dict(t_end=4.0, h=1e-3)
+    return s, dict(t_end=10.0, h=1e-3)
 
 
 CHILD = """
 import sys
 sys.path.insert(0, {tests!r})
 import flexmb as fm
+import flexmb.io.chunks
 from test_durable_output import winding_wheel_long
+flexmb.io.chunks.FLUSH_SECONDS = 0.05        # chunks by wall time, often, so the kill comes early in the run
 s, kw = winding_wheel_long()
-fm.simulate(s, **kw, output=sys.argv[1], chunk_steps=10 ** 6, progress=lambda t, t_end: print(repr(t), flush=True))
+log = open(sys.argv[2], "w")                 # a file, not a pipe: a pipe nobody reads would block the run
+fm.simulate(s, **kw, output=sys.argv[1], chunk_steps=10 ** 6,
+            progress=lambda t, t_end: (log.write(repr(t) + "\\n"), log.flush()))
 """
 
 
@@ -101,8 +105,9 @@ def test_sigkill_loses_only_the_last_second_and_resume_continues(tmp_path):
     """Chunks are written by wall time (chunk_steps is never reached here); the run is killed once
     two chunks exist (polling the directory, not timing), resumed, and equals an uninterrupted run."""
     run = tmp_path / "run"
-    child = subprocess.Popen([sys.executable, "-c", CHILD.format(tests=str(Path(__file__).parent)), str(run)],
-                             stdout=subprocess.PIPE, text=True)
+    log = tmp_path / "progress.txt"
+    child = subprocess.Popen([sys.executable, "-c", CHILD.format(tests=str(Path(__file__).parent)), str(run),
+                              str(log)])
     try:
         deadline = time.monotonic() + 900.0           # a safety net only; the condition is the files
         while len(list(run.glob("chunk_*.npz"))) < 2:
@@ -112,7 +117,8 @@ def test_sigkill_loses_only_the_last_second_and_resume_continues(tmp_path):
         os.kill(child.pid, signal.SIGKILL)
     finally:
         child.kill()
-        out = child.communicate()[0].split()
+        child.wait()
+    out = log.read_text().split()
     s, kw = winding_wheel_long()
     t_killed, t_state = float(out[-1]), float(read_state(run)["t"])
     print(f"SIGKILL at t = {t_killed} s; state at t = {t_state} s: {round((t_killed - t_state) / kw['h'])} steps lost")

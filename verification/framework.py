@@ -203,12 +203,17 @@ def run_suites(names: list[str], quick: bool, progress: Callable[[str], None] = 
         progress(line)
 
     results: dict[str, list] = {name: [] for name, _, _ in plan}
-    for name, cases, err in plan:
-        if err:
-            done += 1
-            results[name].append(CaseResult("import", "", error=err))
-            progress(f"{stamp(done)} {name}: FAIL (suite not importable: {err.splitlines()[0]})")
+
+    def not_importable(name: str, err: str) -> None:
+        nonlocal done
+        done += 1
+        results[name].append(CaseResult("import", "", error=err))
+        progress(f"{stamp(done)} {name}: FAIL (suite not importable: {err.splitlines()[0]})")
+
     if jobs > 1:
+        for name, _, err in plan:
+            if err:
+                not_importable(name, err)
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor, as_completed
         progress(f"{total} cases of {len(names)} suite(s) on {jobs} worker processes{' (quick)' if quick else ''}")
@@ -225,6 +230,7 @@ def run_suites(names: list[str], quick: bool, progress: Callable[[str], None] = 
         return results
     for name, cases, err in plan:
         if err:
+            not_importable(name, err)
             continue
         progress(f"suite {name}: {len(cases)} case{'s' if len(cases) != 1 else ''}{' (quick)' if quick else ''}")
         for case in cases:

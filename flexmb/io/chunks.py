@@ -102,7 +102,7 @@ def _trim_after(directory: Path, t_state: float) -> None:
 
 class ChunkWriter:
     """Buffers saved rows; writes a chunk, then the state, every ``chunk_steps`` rows and at least
-    every ``flush_seconds`` (s) of wall time.
+    every ``flush_seconds`` (s) of wall time (default: the module's ``FLUSH_SECONDS`` when the writer is made).
 
     ``resume=True`` checks ``meta`` against the directory's ``meta.json`` (ModelError on any
     difference), reads the saved state (``self.state``, None when there is none) and trims chunk rows
@@ -110,7 +110,7 @@ class ChunkWriter:
     """
 
     def __init__(self, directory, meta: dict, chunk_steps: int = 1000, resume: bool = False,
-                 flush_seconds: float = FLUSH_SECONDS):
+                 flush_seconds: float | None = None):
         self.dir = Path(directory)
         if self.dir.exists() and not self.dir.is_dir():
             raise ModelError(f"output {str(self.dir)!r} is an existing file, not a directory; name a new "
@@ -119,7 +119,7 @@ class ChunkWriter:
             raise ModelError(f"chunk_steps must be a positive integer (saved rows per chunk), got {chunk_steps!r}")
         self.dir.mkdir(parents=True, exist_ok=True)
         self.chunk_steps = int(chunk_steps)
-        self.flush_seconds = float(flush_seconds)
+        self.flush_seconds = float(FLUSH_SECONDS if flush_seconds is None else flush_seconds)   # read at run time
         if _chunk_files(self.dir) and not resume:
             raise ModelError(f"output directory {str(self.dir)!r} already holds results; use resume=True or a "
                              "new directory")
