@@ -82,6 +82,7 @@ class ElementGroup:
 
 
 FAMILY_MODULES: list[str] = [
+    "flexmb.contact.rope",
 ]
 """Modules whose ``build_groups(forces, nq, st)`` is a registered builder (imported when a model compiles)."""
 

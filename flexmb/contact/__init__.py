@@ -15,6 +15,7 @@ from .friction import BrownMcPhee, CoulombRamp, FrictionLaw
 from .mesh import (ContactMarginWarning, NodeMeshContact, NodePlaneContact, SphereCloudContact, SphereMeshContact,
                    TriangleMesh)
 from .pairs import ClearanceJoint, ContactGroup, SpherePlaneContact, SphereSphereContact
+from .rope import Rope, RopePulleyContact, over_pulley_points, rope_chain, rope_segments
 from .restitution import (ImpactResult, achieved_restitution, exact_hysteresis_factor, hysteresis_restitution,
                           predicted_restitution, restitution_table, simulate_impact)
 
@@ -29,4 +30,5 @@ __all__ = [
     "FrictionLaw", "CoulombRamp", "BrownMcPhee",
     "TriangleMesh", "SphereMeshContact", "NodeMeshContact", "NodePlaneContact", "SphereCloudContact",
     "ContactMarginWarning",
+    "RopePulleyContact", "Rope", "rope_chain", "rope_segments", "over_pulley_points",
 ]

@@ -1,0 +1,321 @@
+"""Ropes as chains of rigid segments, and their contact with rotating pulleys (docs/theory-ropes.md).
+
+A rope is a chain of rigid segments joined by spherical joints (seed 000, P. G. Crous's thesis "Modelling of
+Dragline Dynamics", §3.5.4, after Winget & Huston 1976 and Huston & Kamman 1982); :func:`rope_chain` and
+:func:`rope_segments` build it. :class:`RopePulleyContact` is the rope-pulley contact of seed 000 §3.5.4:
+
+* a radial penalty force in the pulley plane when a segment's centre of mass comes inside the pulley radius,
+  ``F_n = max(0, K delta^n + c delta_dot)`` (linear spring-dashpot for n = 1, seed 000 eq. (3.5.29); Hertzian
+  for n = 3/2, eq. (3.5.13));
+* an axial guide that keeps a touching segment in the pulley plane, ``F_a = -(k_a z + c_a z_dot)``
+  (eq. (3.5.30));
+* regularized Coulomb friction ``f_t = -F_n mu(|v_t|) sign(v_t)`` on the slip velocity ``v_t`` of the segment
+  relative to the rotating pulley, along the rim tangent (eqs. (3.5.31)-(3.5.33); any
+  :class:`~flexmb.contact.friction.FrictionLaw`, e.g. ``CoulombRamp``, seed 000 eq. (3.5.19)).
+
+All pairs (pulley, segment) of all elements are evaluated together in compiled kernels (flexmb/compiled/rope.py,
+numba, imported when a model with ropes compiles); the Newton blocks are the exact derivatives
+(docs/theory-ropes.md §2).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import checks
+from .. import rotations as rot
+from ..bodies.base import Body, Ground
+from ..bodies.rigid import RigidBody
+from ..errors import ModelError
+from ..forces.base import ForceElement
+from ..groups import ElementGroup, EvalState
+from .friction import FrictionLaw, FrictionTable
+
+__all__ = ["RopePulleyContact", "RopePulleyGroup", "Rope", "rope_chain", "rope_segments", "over_pulley_points",
+           "build_groups"]
+
+
+class RopePulleyContact(ForceElement):
+    """Contact of the segments of a rope with one pulley (seed 000 §3.5.4; docs/theory-ropes.md §2).
+
+    Args:
+        pulley: the pulley, a :class:`~flexmb.RigidBody` whose reference point (centre of mass) is the pulley
+            centre (usually on a ``Revolute`` joint), or ``system.ground`` for a fixed pulley.
+        segments: the rope's segment bodies (``Rope.segments``); each touches through its reference point, its
+            centre of mass.
+        radius: radius (m) at which the segment centres ride: the groove radius plus half the rope diameter
+            (the "effective radius" of seed 000 §4).
+        stiffness: radial penalty stiffness ``K`` (N/m^n).
+        damping: radial damping ``c`` (N s/m); the force is clamped at zero (never pulls).
+        exponent: ``n`` of ``K delta^n`` (1 linear, seed 000 eq. (3.5.29); 1.5 Hertzian, eq. (3.5.13)).
+        axis: direction of the pulley axis (global, at the initial configuration; default z).
+        friction: a :class:`~flexmb.contact.friction.FrictionLaw` (``CoulombRamp(mu, v0)`` is seed 000's
+            eq. (3.5.19)), or None for a smooth pulley.
+        guide_stiffness: axial guide stiffness ``k_a`` (N/m); default ``stiffness`` (only for n = 1).
+        guide_damping: axial guide damping ``c_a`` (N s/m); default ``damping``.
+        name: element name.
+    """
+
+    kind = "rope-pulley contact"
+
+    def __init__(self, pulley: Body, segments, radius: float, stiffness: float, damping: float = 0.0, *,
+                 exponent: float = 1.0, axis=(0.0, 0.0, 1.0), friction: FrictionLaw | None = None,
+                 guide_stiffness: float | None = None, guide_damping: float | None = None,
+                 name: str | None = None):
+        super().__init__(name)
+        owner = self.owner
+        if not isinstance(pulley, (RigidBody, Ground)):
+            raise ModelError(f"{owner}: the pulley must be a RigidBody or the ground, got {pulley!r}")
+        segs = list(segments.segments if isinstance(segments, Rope) else segments)
+        if not segs:
+            raise ModelError(f"{owner}: no rope segments given")
+        for k, b in enumerate(segs):
+            if not isinstance(b, RigidBody):
+                raise ModelError(f"{owner}: segment {k} must be a RigidBody, got {b!r}")
+            if b is pulley:
+                raise ModelError(f"{owner}: segment {k} ({b.name!r}) is the pulley itself")
+        if len({id(b) for b in segs}) != len(segs):
+            raise ModelError(f"{owner}: a segment is listed twice")
+        self.pulley, self.segments = pulley, segs
+        self.radius = checks.scalar(radius, "radius", owner, sign="positive", unit=" m")
+        self.stiffness = checks.scalar(stiffness, "stiffness", owner, sign="positive")
+        self.damping = checks.scalar(damping, "damping", owner, sign="non-negative", unit=" N s/m")
+        self.exponent = checks.scalar(exponent, "exponent", owner, sign="positive")
+        if guide_stiffness is None:
+            if self.exponent != 1.0:
+                raise ModelError(f"{owner}: give guide_stiffness (N/m) when the radial law is not linear "
+                                 f"(exponent {self.exponent})")
+            guide_stiffness = self.stiffness
+        self.guide_stiffness = checks.scalar(guide_stiffness, "guide_stiffness", owner, sign="non-negative",
+                                             unit=" N/m")
+        self.guide_damping = checks.scalar(self.damping if guide_damping is None else guide_damping,
+                                           "guide_damping", owner, sign="non-negative", unit=" N s/m")
+        if friction is not None and not isinstance(friction, FrictionLaw):
+            raise ModelError(f"{owner}: friction must be a FrictionLaw (e.g. CoulombRamp) or None, got {friction!r}")
+        self.friction = friction
+        a = checks.vector(axis, "axis", owner)
+        na = float(np.linalg.norm(a))
+        if na == 0.0:
+            raise ModelError(f"{owner}: the pulley axis is the zero vector")
+        self.axis_local = np.asarray(pulley.to_local_vector(a / na), dtype=float)
+
+    @property
+    def bodies(self) -> tuple:
+        return (self.pulley, *self.segments)
+
+
+@dataclass
+class Rope:
+    """A rope built by :func:`rope_chain`: its segment bodies (in order), the spherical joints between them and
+    the joint points (global, initial; ``points[0]`` and ``points[-1]`` are the rope's ends, m)."""
+
+    segments: list
+    joints: list
+    points: np.ndarray
+
+    @property
+    def length(self) -> float:
+        """Length of the rope (m)."""
+        return float(np.linalg.norm(np.diff(self.points, axis=0), axis=1).sum())
+
+
+def _frame(t: np.ndarray) -> np.ndarray:
+    """A rotation matrix whose first column is the unit vector ``t``."""
+    helper = np.eye(3)[int(np.argmin(np.abs(t)))]
+    y = np.cross(t, helper)
+    y /= np.linalg.norm(y)
+    return np.column_stack([t, y, np.cross(t, y)])
+
+
+def rope_chain(system, points, mass_per_length: float, *, diameter: float = 0.01, bend_axis=None,
+               name: str = "rope") -> Rope:
+    """Add a rope whose joints start at ``points`` (n+1, 3) (m) to ``system``: n rigid segments (seed 000 §3.5.4)
+    joined at the inner points; the rope's ends ``points[0]``, ``points[-1]`` are free.
+
+    Joints: ``fm.Spherical`` (default; each segment's spin about its own axis is then free, a neutral mode that
+    dynamics never excites but a static solve refuses), or, with ``bend_axis`` (global direction perpendicular to
+    every segment: the normal of a rope laid out in a plane), ``fm.Universal`` joints that bend about
+    ``bend_axis`` on the first segment and about the in-plane normal of the second (seed 000 Ch. 5: universal joints
+    give the rope full torsional stiffness, spherical joints none).
+
+    Segment k runs from ``points[k]`` to ``points[k+1]``; its body x axis lies along it (z along ``bend_axis`` when
+    given). Mass ``mass_per_length`` (kg/m) times its length; inertia of a solid cylinder of ``diameter`` (m):
+    ``m d^2/8`` about its axis, ``m L^2/12 + m d^2/16`` across (seed 000 App. D.2 takes the thin-rod values, 0
+    about the axis).
+    """
+    from ..joints import Spherical, Universal
+    P = np.asarray(points, dtype=float)
+    owner = f"rope {name!r}"
+    if P.ndim != 2 or P.shape[1] != 3 or P.shape[0] < 2:
+        raise ModelError(f"{owner}: points must be an (n+1, 3) array with n >= 1, got shape {P.shape}")
+    if not np.all(np.isfinite(P)):
+        raise ModelError(f"{owner}: points are not finite")
+    mu = checks.scalar(mass_per_length, "mass_per_length", owner, sign="positive", unit=" kg/m")
+    d = checks.scalar(diameter, "diameter", owner, sign="positive", unit=" m")
+    L = np.linalg.norm(np.diff(P, axis=0), axis=1)
+    if np.any(L <= 0.0):
+        k = int(np.flatnonzero(L <= 0.0)[0])
+        raise ModelError(f"{owner}: points {k} and {k + 1} coincide (a segment of zero length)")
+    T = np.diff(P, axis=0) / L[:, None]
+    if bend_axis is None:
+        frames = [_frame(t) for t in T]
+    else:
+        b = checks.vector(bend_axis, "bend_axis", owner)
+        nb = float(np.linalg.norm(b))
+        if nb == 0.0:
+            raise ModelError(f"{owner}: bend_axis is the zero vector")
+        b = b / nb
+        off = np.abs(T @ b)
+        if off.max() > 1e-9:
+            k = int(np.argmax(off))
+            raise ModelError(f"{owner}: bend_axis must be a direction perpendicular to every segment; segment {k} "
+                             f"has the cosine {off[k]:.3g} with it")
+        frames = [np.column_stack([t, np.cross(b, t), b]) for t in T]
+    segs, joints = [], []
+    for k in range(len(L)):
+        m = mu * L[k]
+        inertia = (m * d * d / 8.0, m * L[k] ** 2 / 12.0 + m * d * d / 16.0, m * L[k] ** 2 / 12.0 + m * d * d / 16.0)
+        segs.append(system.add(RigidBody(m, inertia, position=0.5 * (P[k] + P[k + 1]), orientation=frames[k],
+                                         name=f"{name}[{k}]")))
+    for k in range(1, len(L)):
+        jn = f"{name} joint {k}"
+        joints.append(system.add(Spherical(segs[k - 1], segs[k], P[k], name=jn) if bend_axis is None else
+                                 Universal(segs[k - 1], segs[k], point=P[k], axis_a=frames[k - 1][:, 2],
+                                           axis_b=frames[k][:, 1], name=jn)))
+    return Rope(segs, joints, P)
+
+
+def over_pulley_points(n: int, radius: float, length: float, center=(0.0, 0.0, 0.0)) -> np.ndarray:
+    """Joint points (n+1, 3) (m) of a rope of ``length`` (m) in ``n`` equal segments hung symmetrically over a
+    pulley of ``radius`` (m) at ``center`` with axis z and gravity along -y, for :func:`rope_chain`: the segments on
+    the upper half of the pulley are chords whose centres lie on ``radius`` (touching, unloaded), the rest hang
+    vertically at x = +-R' (R' = sqrt(r^2 + L^2/4), the radius of the chord ends); from the left end (x < 0) to the
+    right one."""
+    n = checks.count(n, "number of segments n", "rope", low=2)
+    length = checks.scalar(length, "length", "rope", sign="positive", unit=" m")
+    radius = checks.scalar(radius, "radius", "rope", sign="positive", unit=" m")
+    L = length / n
+    phi = 2.0 * math.atan(L / (2.0 * radius))            # angle of one chord whose centre is at ``radius``
+    Rp = math.hypot(radius, 0.5 * L)
+    first = 0.5 * phi if n % 2 else 0.0                   # odd n: a segment centred on top; even: a joint
+    offs = [first + k * phi for k in range(n) if first + k * phi <= 0.5 * math.pi + 1e-12]
+    ang = sorted({0.5 * math.pi + s for s in offs} | {0.5 * math.pi - s for s in offs}, reverse=True)
+    arc = [(Rp * math.cos(a), Rp * math.sin(a)) for a in ang]     # left (angle ~pi) to right (angle ~0)
+    hang = (n - (len(arc) - 1)) // 2
+    if hang < 1 or 2 * hang + len(arc) - 1 != n:
+        raise ModelError(f"a rope of {length} m in {n} segments does not reach over a pulley of radius {radius} m "
+                         "with both ends hanging")
+    x0, y = arc[-1]
+    y -= math.sqrt(L * L - (Rp - x0) ** 2)                # the first hanging link slants to x = R'
+    right = [(Rp, y - k * L) for k in range(hang)]        # right side, top to bottom
+    left = [(-x, yy) for x, yy in reversed(right)]        # left side, bottom to top
+    return np.array([(x, yy, 0.0) for x, yy in (*left, *arc, *right)]) + checks.vector(center, "center", "rope")
+
+
+def rope_segments(system, start, end, n: int, mass_per_length: float, *, diameter: float = 0.01,
+                  name: str = "rope") -> Rope:
+    """A straight rope of ``n`` equal segments from ``start`` to ``end`` (m); see :func:`rope_chain`."""
+    if int(n) != n or n < 1:
+        raise ModelError(f"rope {name!r}: n must be a positive integer, got {n!r}")
+    a, b = checks.vector(start, "start", f"rope {name!r}"), checks.vector(end, "end", f"rope {name!r}")
+    pts = a + np.linspace(0.0, 1.0, int(n) + 1)[:, None] * (b - a)
+    return rope_chain(system, pts, mass_per_length, diameter=diameter, name=name)
+
+
+# -- the group ----------------------------------------------------------------------------------------------------
+
+# second derivatives of A(p) (quadratic in p): S[a, b, k, i] = d^2 A_ki / dp_a dp_b (flexmb/rotations.py, _C_H)
+_C = rot._C_H.reshape(4, 4, 9)
+_S = np.ascontiguousarray((_C + _C.transpose(1, 0, 2)).reshape(4, 4, 3, 3))
+
+
+class RopePulleyGroup(ElementGroup):
+    """Every (pulley, segment) pair of every :class:`RopePulleyContact`, evaluated together.
+
+    Instance coordinates (k = 10): the segment's position (3), the pulley's position (3) and Euler parameters (4).
+    The local law works on ``d' = A_p^T (r_s - r_p)`` and its rate ``w = d'_dot``, the velocity of the segment
+    relative to the pulley's coincident material point, in the pulley frame (docs/theory-ropes.md §2); every pair
+    is evaluated in one compiled call (flexmb/compiled/rope.py)."""
+
+    probe_structure = False
+
+    def __init__(self, elements: list[RopePulleyContact], nq: int):
+        seg, pul, which, labels = [], [], [], []
+        for e, el in enumerate(elements):
+            for s in el.segments:
+                seg.append(s.offset + np.arange(3))
+                pul.append(np.full(7, -1) if isinstance(el.pulley, Ground) else el.pulley.offset + np.arange(7))
+                which.append(e)
+                labels.append(f"{el.owner}: {s.name!r}")
+        self.scatter = np.hstack([np.array(seg, dtype=np.int64), np.array(pul, dtype=np.int64)])
+        self.gather = np.where(self.scatter >= 0, self.scatter, nq + np.tile(np.arange(-3, 7), (len(seg), 1)))
+        self.labels = labels
+        w = np.array(which, dtype=np.int64)
+        self.which = w
+        self.R = np.array([el.radius for el in elements])[w]
+        self.K = np.array([el.stiffness for el in elements])[w]
+        self.c = np.array([el.damping for el in elements])[w]
+        self.n_exp = np.array([el.exponent for el in elements])[w]
+        self.ka = np.array([el.guide_stiffness for el in elements])[w]
+        self.ca = np.array([el.guide_damping for el in elements])[w]
+        self.axis = np.ascontiguousarray(np.array([el.axis_local for el in elements])[w])
+        self.friction = FrictionTable([el.friction for el in elements])
+        from ..compiled import rope as kernels      # numba: loaded when a model with ropes compiles
+        self._kernels = kernels
+
+    # -- evaluation ------------------------------------------------------------------------------------------
+    def _evaluate(self, st: EvalState, coef):
+        """Residual (n, 10), blocks (n, 10, 10) (None without ``coef``) and the per-pair parts (n, 9) of
+        ``contact_kernel`` (flexmb/compiled/rope.py): the slip speeds first, then the friction law at them, then
+        forces and blocks, each in one call for all pairs."""
+        n = self.gather.shape[0]
+        vt = np.empty(n)
+        self._kernels.slip_kernel(st.qe, st.ve, self.gather, self.axis, _S, vt)
+        _, dmu, mu_over_s = self.friction.coefficient(np.abs(vt), self.which)
+        want = coef is not None
+        cK, cC = (float(coef[2]), float(coef[1])) if want else (0.0, 0.0)
+        r, parts = np.empty((n, 10)), np.empty((n, 9))
+        blk = np.empty((n, 10, 10) if want else (0, 10, 10))
+        self._kernels.contact_kernel(st.qe, st.ve, self.gather, self.axis, _S, self.R, self.K, self.c, self.n_exp,
+                                     self.ka, self.ca, np.ascontiguousarray(mu_over_s, dtype=float),
+                                     np.ascontiguousarray(dmu, dtype=float), cK, cC, want, r, blk, parts)
+        return r, (blk if want else None), parts
+
+    # -- protocol ---------------------------------------------------------------------------------------------
+    def residual(self, st: EvalState, coef):
+        """``r = -D^T f'`` (virtual power of f' on the relative velocity ``w = D q_dot``) and its blocks."""
+        r, blk, _ = self._evaluate(st, coef)
+        return r, blk
+
+    def potential(self, st: EvalState) -> float:
+        """``K delta^(n+1)/(n+1) + k_a z^2/2`` of the touching pairs (J)."""
+        p = self._evaluate(st, None)[2]
+        on = (p[:, 4] > 0.0) & (p[:, 4] < self.R)         # rho > 0 (a centre on the axis touches nothing)
+        stored = p[:, 5] * p[:, 4] / (self.n_exp + 1.0) + 0.5 * self.ka * p[:, 7] ** 2
+        return float(np.sum(np.where(on, stored, 0.0)))
+
+    def power(self, st: EvalState) -> float:
+        """Power of radial and axial damping and of friction on the system (W, <= 0)."""
+        p = self._evaluate(st, None)[2]
+        Fn, Fa, ft, vt, delta, Kdn, ddot, z, zdot = p.T
+        axial = np.where((delta > 0.0) & (delta < self.R), (Fa + self.ka * z) * zdot, 0.0)
+        return float(np.sum(-(Fn - Kdn) * ddot + axial + ft * vt))
+
+    def penetration(self, st: EvalState) -> np.ndarray:
+        """``radius - rho`` of every pair (m, positive when the segment centre is inside the pulley radius)."""
+        return self._evaluate(st, None)[2][:, 4].copy()
+
+    def forces(self, st: EvalState) -> dict:
+        """Per pair (arrays over ``labels``): normal force ``Fn`` (N), axial guide force ``Fa`` (N), friction
+        force ``ft`` (N, along the rim tangent ``e1 x axis``), slip speed ``vt`` (m/s), penetration ``delta`` (m,
+        negative when apart)."""
+        p = self._evaluate(st, None)[2]
+        return {k: p[:, j].copy() for j, k in enumerate(("Fn", "Fa", "ft", "vt", "delta"))}
+
+
+def build_groups(forces, nq: int, st: EvalState) -> list[ElementGroup]:
+    """The rope-pulley group of a model (flexmb/groups.py ``FAMILY_MODULES``): one for all elements."""
+    elements = [f for f in forces if isinstance(f, RopePulleyContact)]
+    return [RopePulleyGroup(elements, nq)] if elements else []
