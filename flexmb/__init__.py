@@ -11,6 +11,7 @@ from .bodies import Body, FlexibleBody, Ground, NonlinearBeam, RigidBody
 from .forces import (Bushing, CrushElement, DCMotor, Force, NodalForce, PlasticHinge, RotationalSpringDamper,
                      SpringDamper, Torque, UserForce, far_562_pulse, triangular_pulse, wrench_to_generalized)
 from .joints import Cylindrical, Distance, Driver, Fixed, Joint, Planar, Prismatic, Revolute, Spherical, Universal
+from .joints import KnifeEdge, RollingDisc, VelocityConstraint
 from .results import Result, load_result
 from .studies import Grid, Samples, Study, StudyResult
 from .system import System
@@ -21,7 +22,7 @@ from .timefunctions import TimeFunction
 #: (scipy.spatial in the broad phase): public name -> defining module.
 _LAZY = {
     "simulate": "flexmb.solvers.simulate", "campbell": "flexmb.solvers.campbell",
-    "static_equilibrium": "flexmb.solvers.static",
+    "static_equilibrium": "flexmb.solvers.static", "linearize": "flexmb.solvers.linearize",
     "ExactBeam": "flexmb.bodies.exact_beam",
     "CampbellDiagram": "flexmb.solvers.campbell",
     "SpherePlaneContact": "flexmb.contact.pairs", "SphereSphereContact": "flexmb.contact.pairs",
@@ -66,7 +67,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "__version__", "errors", "System", "Body", "Ground", "RigidBody", "FlexibleBody", "NonlinearBeam",
     "Joint", "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar", "Distance",
-    "Driver", "Force", "Torque", "NodalForce", "DCMotor", "PlasticHinge", "CrushElement", "triangular_pulse", "far_562_pulse", "SpherePlaneContact", "SphereSphereContact", "contact", "campbell", "CampbellDiagram", "SpringDamper", "RotationalSpringDamper", "Bushing", "UserForce",
+    "Driver", "KnifeEdge", "RollingDisc", "VelocityConstraint", "linearize", "Force", "Torque", "NodalForce", "DCMotor", "PlasticHinge", "CrushElement", "triangular_pulse", "far_562_pulse", "SpherePlaneContact", "SphereSphereContact", "contact", "campbell", "CampbellDiagram", "SpringDamper", "RotationalSpringDamper", "Bushing", "UserForce",
     "wrench_to_generalized", "TimeFunction", "simulate", "static_equilibrium", "Result", "load_result",
     "Study", "Grid", "Samples", "StudyResult",
     "read_mesh", "FEMesh", "FEModel", "Material", "BeamSection", "craig_bampton", "free_free_modes", "ModeSet",

@@ -11,7 +11,8 @@ Equations (docs/theory.md §4):
 
 with ``K = dr/dq`` (without constraint terms), ``C = dr/dv``, ``H = sum lambda_k
 d2 Phi_k/dq2`` and ``D`` diagonal (1 on rows switched off as redundant, or a
-small regularization in projections).
+small regularization in projections). Velocity constraints ``B(q) v = b`` (docs/theory.md §10)
+add rows ``cB B + cV (B v)_q`` with columns ``B^T`` (unsymmetric) and ``d(B^T lambda)/dq`` to H.
 """
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ from .forces.springs import ScalarSpringGroup
 from .forces.user import UserForce, UserForceGroup
 from .joints.driver import Driver
 from .joints.kernels import build_groups, extend, modal_counts
+from .joints.nonholonomic import NonholonomicConstraint, NonholonomicRows
 from .solvers.linalg import DENSE_LIMIT
 from .compiled.scatter import add_at, add_transpose_product
 from .groups import EvalState, family_builders
@@ -86,14 +88,21 @@ class Assembly:
         prim_owner = {id(p): k for p, k in zip(prims, owner)}
         self.m_joint = sum(g.n * g.r for g in self.groups)
         self.norm = NormalizationGroup(bodies, self.m_joint)
-        self.m = self.m_joint + self.norm.n
+        # velocity-level constraints (knife edges, rolling discs) last: docs/theory.md §10
+        nh = [(j, k) for k, j in enumerate(system.joints) if isinstance(j, NonholonomicConstraint)]
+        self.nonholonomic = NonholonomicRows([j for j, _ in nh], [k for _, k in nh], self.m_joint + self.norm.n)
+        self.m = self.m_joint + self.norm.n + self.nonholonomic.m
         # each group's rows are one contiguous range: slices instead of index arrays in the hot path
         self._row_slices = [slice(int(g.rows[0]), int(g.rows[-1]) + 1) for g in self.groups]
-        self._norm_slice = slice(self.m_joint, self.m)
-        self.labels = [lab for g in self.groups for lab in g.labels] + self.norm.labels
+        self._norm_slice = slice(self.m_joint, self.m_joint + self.norm.n)
+        self._nh_slice = slice(self.m_joint + self.norm.n, self.m)
+        self.velocity_rows = np.zeros(self.m, dtype=bool)       # rows B(q) v = b(t)
+        self.velocity_rows[self._nh_slice] = self.nonholonomic.velocity
+        self.labels = [lab for g in self.groups for lab in g.labels] + self.norm.labels + self.nonholonomic.labels
         self.row_joint = np.full(self.m, -1, dtype=np.int64)
         for g in self.groups:
             self.row_joint[g.rows] = np.repeat([prim_owner[id(p)] for p in g.prims], g.r)
+        self.row_joint[self._nh_slice] = self.nonholonomic.owner
         self.driver_rows = np.zeros(self.m, dtype=bool)
         for k, j in enumerate(system.joints):
             if isinstance(j, Driver):
@@ -161,7 +170,9 @@ class Assembly:
                      *self._h["crash"], *(h for g, h in zip(self.families, self._h["families"]) if not g.probe_structure),
                      # nonlinear structures (beams, cables): a slack cable element is zero at the probe state
                      *(h for g, h in zip(self.flexible, self._h["flexible"])
-                       if any(b.structure is not None for b in g.bodies))}
+                       if any(b.structure is not None for b in g.bodies)),
+                     # velocity rows: (B v)_q and d(B^T lambda)/dq fill entries that B does not
+                     *self._h["nh"]}
         shapes = self.pattern.shapes
         structures = [None if (k in keep_full or b is None) else (np.abs(np.asarray(b)) > 0).reshape(shapes[k])
                       for k, b in enumerate(blocks)]
@@ -207,6 +218,11 @@ class Assembly:
         h["norm_jac"] = add(nrows, self.norm.cols)
         h["norm_jacT"] = add(self.norm.cols, nrows)
         self._jh_norm = jac_pat.add(self.norm.rows[:, None], self.norm.cols)
+        h["nh"], self._jh_nh = [], None
+        if self.nonholonomic.m:      # velocity rows: the row block and its transpose are separate (unsymmetric)
+            nhr, nhc = self.nonholonomic.rows, self.nonholonomic.cols
+            h["nh"] = [add((nq + nhr)[:, None], nhc), add(nhc, (nq + nhr)[:, None]), add(nhc, nhc)]
+            self._jh_nh = jac_pat.add(nhr[:, None], nhc)
         ldiag = (nq + np.arange(m))[:, None]
         h["D"] = add(ldiag, ldiag)
         pat.finalize()
@@ -265,8 +281,10 @@ class Assembly:
     def _row_evals(self, qe, ve, t):
         return [g.evaluate(qe, ve, t) for g in self.groups]
 
-    def constraints(self, q, v, t, evals=None, norm=None) -> ConstraintEval:
-        """Phi, Phi_q (sparse, inactive rows zeroed), Phi_t and gamma."""
+    def constraints(self, q, v, t, evals=None, norm=None, nh_eval=None) -> ConstraintEval:
+        """Phi, Phi_q (sparse, inactive rows zeroed), Phi_t and gamma. Velocity rows (docs/theory.md §10)
+        hold ``B v - b`` (m/s) in ``phi``, ``-b`` in ``phi_t``, ``-(B v)_q v + b'`` in ``gamma`` and ``B`` in
+        the Jacobian."""
         if evals is None:
             evals = self._row_evals(*extend(q, v), t)
         phi = np.empty(self.m)
@@ -281,6 +299,11 @@ class Assembly:
         sl = self._norm_slice
         phi[sl], gamma[sl] = nphi, -nquad
         blocks[self._jh_norm] = njac if all_active else njac * act[sl][:, None]
+        if self.nonholonomic.m:
+            e = self.nonholonomic.evaluate(q, v, t) if nh_eval is None else nh_eval
+            sl = self._nh_slice
+            phi[sl], phi_t[sl], gamma[sl] = e["phi"], e["phi_t"], e["gamma"]
+            blocks[self._jh_nh] = e["jac"] if all_active else e["jac"] * act[sl][:, None]
         if not all_active:
             phi[~act] = 0.0
             gamma[~act] = 0.0
@@ -297,9 +320,15 @@ class Assembly:
         self._n_active = int(self.active.sum())
 
     # -- residual and Newton matrix --------------------------------------
-    def residual(self, q, v, a, lam, t, coef=None, lam_diag=None, _raw=False):
+    def residual(self, q, v, a, lam, t, coef=None, lam_diag=None, _raw=False, nh=(1.0, 0.0)):
         """Residual r (nq), constraint values (m) and, when ``coef = (cM, cC, cK, cH, cI)``
-        is given, the Newton matrix (sparse, (nq+m) square)."""
+        is given, the Newton matrix (sparse, (nq+m) square).
+
+        ``nh = (cB, cV)``: the Newton rows of the velocity constraints are ``cB B + cV (B v)_q`` (their
+        columns stay ``B^T``): ``(1, 0)`` for projections and accelerations, ``(1, 1/gp)`` in the
+        index-3 step (docs/theory.md §10). ``nh=None`` switches them off (position projection, statics:
+        velocity rows say nothing about positions): zero rows and columns, 1 on the diagonal, ``phi`` 0
+        and no force."""
         r = np.zeros(self.nq)
         blocks = [None] * self._nblocks
         kcoef = None if coef is None else coef[:3]
@@ -346,9 +375,17 @@ class Assembly:
                 blocks[h] = blk
         evals = self._row_evals(qe, ve, t)
         norm = self.norm.evaluate(q, v)
-        c = self.constraints(q, v, t, evals, norm)
+        nh_eval = self.nonholonomic.evaluate(q, v, t) if self.nonholonomic.m else None
+        c = self.constraints(q, v, t, evals, norm, nh_eval)
         act = self.active
         lam_act = lam if self._all_active else np.where(act, lam, 0.0)
+        inert = coef is not None and nh is None
+        if inert and self.nonholonomic.m:
+            lam_act = np.where(self.velocity_rows, 0.0, lam_act)
+            c.phi[self.velocity_rows] = 0.0
+        if nh_eval is not None:     # forces B^T lambda of the velocity rows (and g_q^T lambda of rolling contact)
+            np.add.at(r, self.nonholonomic.cols.reshape(-1),
+                      (lam_act[self._nh_slice, None] * nh_eval["jac"]).reshape(-1))
         for g, sl, e in zip(self.groups, self._row_slices, evals):     # Phi_q^T lambda, group by group
             add_transpose_product(r, g.scatter, e.jac, lam_act[sl], act[sl])
         sl = self._norm_slice
@@ -369,14 +406,35 @@ class Assembly:
             for sl, e, h in zip(self._row_slices, evals, self._h["hess"]):
                 blocks[h] = cH * e.hess(lam_act[sl])
             blocks[self._h["norm_hess"]] = cH * self.norm.hessian(lam_act[self._norm_slice])
+        if nh_eval is not None:
+            self._nonholonomic_blocks(blocks, c, nh_eval, lam_act, cH, nh)
         for h, hT, jh in zip(self._h["jac"], self._h["jacT"], self._jh):
             blocks[h] = blocks[hT] = c._blocks[jh]            # active rows only
         blocks[self._h["norm_jac"]] = blocks[self._h["norm_jacT"]] = c._blocks[self._jh_norm]
         D = (1.0 - act) if lam_diag is None else (1.0 - act) + np.where(act, lam_diag, 0.0)
+        if inert and self.nonholonomic.m:
+            D = np.where(self.velocity_rows, 1.0, D)
         blocks[self._h["D"]] = D
         if _raw:
             return blocks
         return r, c, self.pattern.assemble(blocks, dense=self.nq + self.m <= DENSE_LIMIT)
+
+    def _nonholonomic_blocks(self, blocks, c, e, lam_act, cH, nh) -> None:
+        """Newton blocks of the velocity-constraint family: rows ``cB B + cV (B v)_q`` (holonomic rolling
+        rows: ``g_q``), columns ``B^T`` and ``cH d(B^T lambda)/dq`` (docs/theory.md §10); ``nh=None``: the
+        velocity rows switched off."""
+        h_row, h_col, h_hess = self._h["nh"]
+        vel = self.nonholonomic.velocity
+        col = c._blocks[self._jh_nh]                     # B and g_q, inactive rows zeroed
+        if nh is None:
+            col = np.where(vel[:, None], 0.0, col)
+            row = col
+        else:
+            cB, cV = nh
+            row = np.where(vel[:, None], cB * col + cV * e["jac_v"] * self.active[self._nh_slice, None], col)
+        blocks[h_row] = row[:, None, :]
+        blocks[h_col] = col[:, :, None]
+        blocks[h_hess] = (cH * lam_act[self._nh_slice, None, None]) * e["dB"]
 
     def switched_off_violation(self, q, t) -> tuple[float, str]:
         """Largest |Phi| among rows switched off as redundant, and its label.
@@ -392,6 +450,8 @@ class Assembly:
         for g, e in zip(self.groups, self._row_evals(*extend(q, zero), t)):
             phi[g.rows] = e.phi
         phi[self.norm.rows] = self.norm.evaluate(q, zero)[0]
+        if self.nonholonomic.m:              # velocity rows are 0 at v = 0; rolling contact rows are positions
+            phi[self._nh_slice] = self.nonholonomic.evaluate(q, zero, t, derivatives=False)["phi"]
         k = off[int(np.argmax(np.abs(phi[off])))]
         return float(abs(phi[k])), self.labels[k]
 
@@ -435,11 +495,12 @@ class Assembly:
         return float(P)
 
     def driver_power(self, q, v, lam, t) -> float:
-        """Power of the driver constraint forces ``-lambda_d . (Phi_q,d v)`` (W)."""
+        """Power of the driver constraint forces ``-lambda_d . (Phi_q,d v)`` (W), plus that of the velocity
+        constraints ``-lambda . (B v)`` (zero for ideal ones, ``b = 0``: docs/theory.md §10)."""
+        P = self.nonholonomic_power(q, v, lam, t)
         if not self.driver_rows.any():
-            return 0.0
+            return P
         qe, ve = extend(q, v)
-        P = 0.0
         for g in self.groups:
             rows = self.driver_rows[g.rows] & self.active[g.rows]
             if rows.any():
@@ -447,6 +508,14 @@ class Assembly:
                 vrow = np.repeat(ve[g.gather], g.r, axis=0)
                 P -= float(np.dot(lam[g.rows][rows], np.einsum("rx,rx->r", e.jac[rows], vrow[rows])))
         return P
+
+    def nonholonomic_power(self, q, v, lam, t) -> float:
+        """Power ``-lambda . (B v)`` of the velocity-constraint forces ``-B^T lambda`` (W)."""
+        if not self.velocity_rows.any():
+            return 0.0
+        e = self.nonholonomic.evaluate(q, v, t, derivatives=False)
+        vel = self.nonholonomic.velocity & self.active[self._nh_slice]
+        return -float(np.dot(lam[self._nh_slice][vel], e["phi"][vel] - e["phi_t"][vel]))
 
     def step_end(self, q, v, lam, t, energy: bool = True, a=None) -> tuple[float, float]:
         """After an accepted step: record angles for unwrapping, check the stability of

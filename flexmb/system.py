@@ -43,7 +43,7 @@ def _coordinates(body: Body) -> str:
 def _equations(joint: Joint) -> int:
     """Constraint equations of a joint: the rows of its primitives (flexmb/joints/kernels.py)."""
     from .joints.kernels import ROWS
-    return sum(ROWS[p.kind] for p in joint.primitives())
+    return sum(ROWS[p.kind] for p in joint.primitives()) + getattr(joint, "n_rows", 0)   # + velocity-constraint rows
 
 
 def _between(bodies: tuple) -> str:

@@ -15,5 +15,7 @@ SUITES = {
     "classics": "verification.classics",
     "manipulator": "verification.manipulator",
     "beams": "verification.beams",
+    "ropes": "verification.ropes",
+    "linearization": "verification.linearization",
 }
 DEFAULT_SUITES = list(SUITES)

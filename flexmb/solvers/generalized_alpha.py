@@ -15,7 +15,9 @@ so the iteration matrix stays well conditioned as h -> 0:
     [[M (1-alpha_m)/(1-alpha_f) + C gamma h + K beta h^2 + H(lambda_hat),  Phi_q^T],
      [Phi_q,                                                            0      ]].
 
-Newmark (alpha_m = alpha_f = 0) and HHT (alpha_m = 0) are special cases.
+Velocity constraints ``B v = b`` hold at the step end with ``v = vp + gp (q - qp)``; their rows are
+scaled by ``1/gp`` (docs/theory.md §10). Newmark (alpha_m = alpha_f = 0) and HHT (alpha_m = 0) are
+special cases.
 """
 from __future__ import annotations
 
@@ -127,6 +129,9 @@ class AlphaStepper:
         gp = gamma / (beta * h)                          # d v / d q
         scale = beta * h * h
         coef = ((1.0 - am) / (1.0 - af), gamma * h, scale, scale, 0.0)
+        # velocity rows B v - b = 0 with v = vp + gp (q - qp), scaled by 1/gp: rows B + (B v)_q / gp (§10)
+        nh = (1.0, 1.0 / gp)
+        vrows = asm.nq + np.flatnonzero(asm.velocity_rows)
         q, lam = qp.copy(), s.lam.copy()
         v, vd = vp.copy(), vdp.copy()
         rhs = np.empty(nq + asm.m)
@@ -138,10 +143,11 @@ class AlphaStepper:
                        100.0 * np.finfo(float).eps, wq)
         for it in range(1, self.max_iter + 1):
             need_matrix = lu is None
-            r, c, S = asm.residual(q, v, vd, lam, t1, coef=coef if need_matrix else None)
+            r, c, S = asm.residual(q, v, vd, lam, t1, coef=coef if need_matrix else None, nh=nh)
             here = (q, v, vd, lam, t1, coef[:3])
             if not newton_rhs(r, c.phi, scale, rhs):
                 raise NewtonFailure(math.inf, self._worst(c.phi), "non-finite residual", not fresh, here)
+            rhs[vrows] /= gp
             if need_matrix:
                 try:
                     lu = factorize(S)

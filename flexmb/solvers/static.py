@@ -142,7 +142,7 @@ def _equations(asm, q, lam, factor: float, t: float):
     """Static residual (nq + m) and Newton matrix at load factor ``factor`` (module doc)."""
     zero = np.zeros(asm.nq)
     a_gravity = _frame_acceleration(asm, (1.0 - factor) * np.asarray(asm.system.gravity, dtype=float))
-    r, c, S = asm.residual(q, zero, a_gravity, lam, t, coef=(0.0, 0.0, 1.0, 1.0, 0.0))
+    r, c, S = asm.residual(q, zero, a_gravity, lam, t, coef=(0.0, 0.0, 1.0, 1.0, 0.0), nh=None)   # no velocity rows
     r_loads, K_loads = _applied_loads(asm, q, t)
     r = r + (factor - 1.0) * r_loads
     K_loads = (factor - 1.0) * K_loads
@@ -181,6 +181,8 @@ def _least_squares_multipliers(asm, q, factor: float, t: float) -> np.ndarray:
     Newton whose ``H(mu)`` already holds the stiffness of tension in a chain or a pendulum."""
     R, _ = _equations(asm, q, np.zeros(asm.m), factor, t)
     jac = asm.constraints(q, np.zeros(asm.nq), t).jac
+    if asm.velocity_rows.any():          # velocity constraints carry no static load (docs/theory.md §10)
+        jac = sp.diags((~asm.velocity_rows).astype(float)) @ jac
     return spla.lsqr(jac.T, -R[:asm.nq], atol=1e-14, btol=1e-14)[0]
 
 

@@ -1,0 +1,67 @@
+"""fm.linearize: a pendulum's frequency, the Campbell diagram at rest, the swivel-wheel shimmy, bad states."""
+import numpy as np
+import pytest
+
+import flexmb as fm
+from flexmb.errors import ModelError
+from verification.linearization import models
+
+
+def pendulum(l=0.8, m=2.0, Ic=0.01, g=9.81):
+    s = fm.System(gravity=(0, -g, 0))
+    bob = s.add(fm.RigidBody(m, (Ic, Ic, Ic), position=(0, -l, 0), name="bob"))
+    s.add(fm.Revolute(s.ground, bob, (0, 0, 0), (0, 0, 1)))
+    return s, np.sqrt(m * g * l / (Ic + m * l * l))       # compound pendulum about the pin
+
+
+def test_pendulum_frequency():
+    s, w = pendulum()
+    lin = fm.linearize(s)
+    assert (lin.n_position, lin.n_velocity) == (1, 1)
+    # both sides exact: round-off of the 7-coordinate projection only
+    assert np.allclose(np.sort(lin.eigenvalues.imag), [-w, w], rtol=1e-10, atol=1e-10)
+    assert np.abs(lin.eigenvalues.real).max() < 1e-10
+    # mode shape: the bob swings along x (dq_x / dq_y -> infinity at the bottom)
+    dq = lin.modes_q[:, 0]
+    assert abs(abs(dq[0]) - 1.0) < 1e-12 and abs(dq[1]) < 1e-10
+
+
+def test_matches_campbell_for_a_clamped_modal_beam():
+    from tests.test_jacobians import beam_modes
+    beam = fm.FlexibleBody(beam_modes(4), position=(0.0, 0.0, 0.0), name="beam")
+    s = fm.System()
+    s.add(beam)
+    s.add(fm.Fixed(s.ground, beam.interface("root"), (0.0, 0.0, 0.0)))
+    lin = fm.linearize(s)
+    ref = fm.campbell(beam, (0.0, 0.0, 1.0), [0.0]).frequencies[0]
+    # same modal M and K through two code paths (the assembly's Newton blocks vs campbell's kernel call)
+    assert np.allclose(lin.frequencies, np.sort(ref), rtol=1e-8)
+
+
+def test_shimmy_eigenvalues_match_the_cubic():
+    s, _ = models.shimmy(0.5)
+    lin = fm.linearize(s)
+    ref = models.cubic(0.5)
+    assert lin.A.shape == (3, 3)
+    # exact eigenvalues of the same 3rd-order system on both sides: round-off only
+    assert np.allclose(np.sort_complex(lin.eigenvalues), np.sort_complex(ref), atol=1e-10)
+    assert lin.stable
+    # about a later state of the steady motion (the strut 0.5 m further, t = 0.5 s): the same eigenvalues, the
+    # linearization is time-invariant along a steady translation; the simulated state holds its constraints to
+    # the Newton tolerance 1e-8, which bounds the change of the eigenvalues
+    later = fm.linearize(s, fm.simulate(s, 0.5, 0.01))
+    assert later.t == pytest.approx(0.5) and later.q[0] == pytest.approx(lin.q[0] + 0.5, abs=1e-9)
+    assert np.allclose(np.sort_complex(later.eigenvalues), np.sort_complex(ref), atol=1e-8)
+
+
+def test_not_a_steady_motion_says_which_coordinate_accelerates():
+    s, _ = pendulum()
+    q, v = s.compile().initial_state()
+    c, sn = np.cos(0.2), np.sin(0.2)
+    q[:2] = 0.8 * sn, -0.8 * c
+    q[3:7] = fm.rotations.from_axis_angle((0, 0, 1), 0.2)
+    with pytest.raises(ModelError, match="not an equilibrium or a steady motion: body 'bob' coordinate x"):
+        fm.linearize(s, (q, v))
+    q[0] += 0.1
+    with pytest.raises(ModelError, match="violates the position constraint"):
+        fm.linearize(s, (q, v))
