@@ -237,15 +237,14 @@ def test_swinging_beam_keeps_its_energy(mass):
 
 def test_joint_at_a_node_in_static_equilibrium():
     """Propped cantilever (tip node pinned to the ground by a spherical joint at the node), static, against the
-    linear FE solution with the tip translations held. E = 70 MPa: with 70 GPa fm.static_equilibrium declares
-    the saddle-point matrix singular (its constraints are not scaled: compliance J K^-1 J^T ~ 1e-9 against unit
-    constraint rows), for NonlinearBeam alike -- a solver matter, reported with issue 12."""
+    linear FE solution with the tip translations held. E = 70 GPa: the static solver scales its constraint rows
+    by the stiffness (before, the saddle-point matrix of so stiff a beam was declared singular)."""
     n = 8
     x = np.linspace(0.0, 1.0, n + 1)
     mesh = fm.FEMesh(np.column_stack([x, 0.3 * x, -0.2 * x]), {"line": np.column_stack([np.arange(n), np.arange(1, n + 1)])},
                      node_sets={"root": [0], "tip": [n]})
-    fe = fm.FEModel(mesh, fm.Material(E=70e6, nu=0.33, rho=2700.0), sections=fm.BeamSection.rectangle(0.02, 0.04))
-    F = np.array([0.6e-3, -2.0e-3, 0.0])            # perpendicular to the axis; w / L ~ 1e-5
+    fe = fm.FEModel(mesh, fm.Material(E=70e9, nu=0.33, rho=2700.0), sections=fm.BeamSection.rectangle(0.02, 0.04))
+    F = np.array([0.6, -2.0, 0.0])            # perpendicular to the axis; w / L ~ 1e-5
     s = fm.System()
     beam = s.add(fm.ExactBeam(fe, fe.dofs("root"), name="beam"))
     s.add(fm.Fixed(s.ground, beam, name="clamp"))
