@@ -77,7 +77,8 @@ def _models():
                      node_sets={"root": [0], "tip": [n]})
     model = fm.FEModel(mesh, fm.Material(E=2e9, nu=0.3, rho=2000.0), sections=fm.BeamSection.rectangle(0.05, 0.03))
     modes = fm.craig_bampton(model, {"root": "root", "tip": "tip"}, n_modes=3, reference="root", stress=False)
-    for body in (fm.FlexibleBody(modes, name="f"), fm.NonlinearBeam(model, "root", name="f")):
+    for body in (fm.FlexibleBody(modes, name="f"), fm.NonlinearBeam(model, "root", name="f"),
+                 fm.ExactBeam(model, "root", name="f")):
         s = fm.System(gravity=(0, -9.81, 0), name="warm")
         f = s.add(body)
         s.add(fm.Revolute(s.ground, f.interface("root") if hasattr(f, "interface") and f.modes.interfaces
