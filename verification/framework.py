@@ -217,12 +217,14 @@ def run_suites(names: list[str], quick: bool, progress: Callable[[str], None] = 
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor, as_completed
         progress(f"{total} cases of {len(names)} suite(s) on {jobs} worker processes{' (quick)' if quick else ''}")
+        import os
+        threads = max(1, (os.cpu_count() or 1) // jobs)     # BLAS threads per worker: no oversubscription
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
             futures = {}
             for name, cases, err in plan:
                 results[name] = results[name] or [None] * len(cases)
                 for k in range(len(cases)):
-                    futures[pool.submit(_run_planned, name, k, quick)] = (name, k)
+                    futures[pool.submit(_run_planned, name, k, quick, threads)] = (name, k)
             for fut in as_completed(futures):
                 name, k = futures[fut]
                 results[name][k] = fut.result()
@@ -242,9 +244,12 @@ def run_suites(names: list[str], quick: bool, progress: Callable[[str], None] = 
     return results
 
 
-def _run_planned(name: str, k: int, quick: bool) -> CaseResult:
-    """Case ``k`` of suite ``name``, in a worker process (cases are found again there by position)."""
-    return run_case(suite_cases(name, quick)[k], quick)
+def _run_planned(name: str, k: int, quick: bool, threads: int) -> CaseResult:
+    """Case ``k`` of suite ``name``, in a worker process (cases are found again there by position), with BLAS
+    limited to ``threads`` threads so that the workers together use the machine's cores once."""
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(limits=threads, user_api="blas"):
+        return run_case(suite_cases(name, quick)[k], quick)
 
 
 def write_report(out: Path, suites: dict[str, list[CaseResult]], wall_s: float, started: str,
