@@ -37,16 +37,15 @@ from typing import Any, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from ..checks import scalar
 from ..errors import ModelError
-from .flexible import FlexibleBody, rayleigh_damping
+from .nonlinear_beam import NodalBeamBody
 
 __all__ = ["ExactBeam"]
 
 MASS_MODELS = ("consistent", "linear")
 
 
-class ExactBeam(FlexibleBody):
+class ExactBeam(NodalBeamBody):
     """Geometrically exact beam body: every free nodal dof a coordinate (module doc).
 
     Args:
@@ -115,32 +114,6 @@ class ExactBeam(FlexibleBody):
             raise ModelError(f"{self.kind} {self.name!r}: hold at least the six dofs of one node (fixed=...) "
                              f"so that the body frame is defined; {held.size} dofs are held")
         self.structure = structure
-
-    def _check_modes(self, modes: Any, owner: str) -> Any:
-        if modes.n_modes == 0:
-            raise ModelError(f"{owner}: every dof is held; nothing can deform")
-        return modes
-
-    def _damping_matrix(self, damping, rayleigh, owner: str) -> np.ndarray:
-        K, M = self.modes.K, self.modes.M
-        D = np.zeros_like(K)
-        if damping is not None:
-            z = scalar(damping, "damping ratio", owner, sign="non-negative")
-            import scipy.linalg as sla
-            w1 = float(np.sqrt(max(sla.eigh(K, M, eigvals_only=True, subset_by_index=[0, 0])[0], 0.0)))
-            if w1 > 0.0:
-                D += (2.0 * z / w1) * K
-        if rayleigh is not None:
-            D += rayleigh_damping(M, K, rayleigh, owner)
-        return D
-
-    def strain_energy(self, eta: np.ndarray) -> float:
-        """Strain energy at nodal coordinates ``eta`` (J)."""
-        return self._structure.strain_energy(eta)
-
-    def axial_force(self, eta: np.ndarray) -> np.ndarray:
-        """Axial force of each element (N, tension positive)."""
-        return self._structure.axial_force(eta)
 
     def section_forces(self, eta: np.ndarray) -> np.ndarray:
         """(ne, 6) ``(N, T, Mz1, Mz2, My1, My2)`` of each element in its co-rotated axes (N, N m)."""

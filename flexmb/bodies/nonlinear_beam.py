@@ -19,10 +19,43 @@ from ..checks import scalar
 from ..errors import ModelError
 from .flexible import FlexibleBody, rayleigh_damping
 
-__all__ = ["NonlinearBeam"]
+__all__ = ["NonlinearBeam", "NodalBeamBody"]
 
 
-class NonlinearBeam(FlexibleBody):
+class NodalBeamBody(FlexibleBody):
+    """A floating-frame beam whose "modes" are its free nodal dofs and whose elastic forces come from a
+    nonlinear structure (``self._structure``): the common part of :class:`NonlinearBeam` and
+    :class:`~flexmb.bodies.exact_beam.ExactBeam`."""
+
+    def _check_modes(self, modes: Any, owner: str) -> Any:
+        if modes.n_modes == 0:
+            raise ModelError(f"{owner}: every dof is held; nothing can deform")
+        return modes
+
+    def _damping_matrix(self, damping, rayleigh, owner: str) -> np.ndarray:
+        """``D = beta K(0)`` with ``beta = 2 zeta / omega_1`` for ``damping = zeta``, plus Rayleigh ``(alpha, beta)``."""
+        K, M = self.modes.K, self.modes.M
+        D = np.zeros_like(K)
+        if damping is not None:
+            z = scalar(damping, "damping ratio", owner, sign="non-negative")
+            import scipy.linalg as sla
+            w1 = float(np.sqrt(max(sla.eigh(K, M, eigvals_only=True, subset_by_index=[0, 0])[0], 0.0)))
+            if w1 > 0.0:
+                D += (2.0 * z / w1) * K
+        if rayleigh is not None:
+            D += rayleigh_damping(M, K, rayleigh, owner)
+        return D
+
+    def strain_energy(self, eta: np.ndarray) -> float:
+        """Strain energy at nodal coordinates ``eta`` (J)."""
+        return self._structure.strain_energy(eta)
+
+    def axial_force(self, eta: np.ndarray) -> np.ndarray:
+        """Axial force of each element (N, tension positive)."""
+        return self._structure.axial_force(eta)
+
+
+class NonlinearBeam(NodalBeamBody):
     """Beam body with every free nodal dof as a coordinate and nonlinear axial strain.
 
     Args:
@@ -64,27 +97,3 @@ class NonlinearBeam(FlexibleBody):
                              f"so that the body frame is defined; {held.size} dofs are held")
         self.structure = structure
 
-    def _check_modes(self, modes: Any, owner: str) -> Any:
-        if modes.n_modes == 0:
-            raise ModelError(f"{owner}: every dof is held; nothing can deform")
-        return modes
-
-    def _damping_matrix(self, damping, rayleigh, owner: str) -> np.ndarray:
-        K, M = self.modes.K, self.modes.M
-        D = np.zeros_like(K)
-        if damping is not None:
-            z = scalar(damping, "damping ratio", owner, sign="non-negative")
-            import scipy.linalg as sla
-            w1 = float(np.sqrt(max(sla.eigh(K, M, eigvals_only=True, subset_by_index=[0, 0])[0], 0.0)))
-            if w1 > 0.0:
-                D += (2.0 * z / w1) * K
-        if rayleigh is not None:
-            D += rayleigh_damping(M, K, rayleigh, owner)
-        return D
-
-    def strain_energy(self, eta: np.ndarray) -> float:
-        return self._structure.strain_energy(eta)
-
-    def axial_force(self, eta: np.ndarray) -> np.ndarray:
-        """Axial force at element midpoints (N, tension positive)."""
-        return self._structure.axial_force(eta)

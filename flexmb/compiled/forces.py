@@ -260,9 +260,7 @@ def spring_kernel(code, qe, ve, gather, vec, shp, sides, mi, mj, ref, k, c, x0, 
     H = np.empty((nx, nx))
     hess = want_blocks and cK != 0.0
     for i in range(n):
-        for a in range(nx):
-            xq[a] = qe[gather[i, a]]
-            xv[a] = ve[gather[i, a]]
+        kp.pair_state(qe, ve, gather[i], xq, xv)
         x[i], xd[i] = measure_one(code, xq, xv, vec[i], shp[i], sides, mi, mj, ref[i], hess, g, H, w)
         if code == LENGTH and x[i] < BAD_LENGTH:
             return i
@@ -288,9 +286,7 @@ def motor_kernel(code, qe, ve, ae, gather, state, vec, shp, sides, mi, mj, ref, 
     H = np.zeros((nx, nx))
     hess = want_blocks and cK != 0.0
     for i in range(n):
-        for a in range(nx):
-            xq[a] = qe[gather[i, a]]
-            xv[a] = ve[gather[i, a]]
+        kp.pair_state(qe, ve, gather[i], xq, xv)
         _, om = measure_one(code, xq, xv, vec[i], shp[i], sides, mi, mj, ref[i], hess, g, H, w)
         cur, dcur = ve[state[i]], ae[state[i]]
         tau = K_p[i] * cur - D[i] * om
@@ -379,9 +375,7 @@ def contact_kernel(code, qe, ve, gather, vec, shp, sides, mi, mj, sign, offset, 
     H = np.zeros((nx, nx))
     hess = want_blocks and cK != 0.0
     for i in range(npair):
-        for a in range(nx):
-            xq[a] = qe[gather[i, a]]
-            xv[a] = ve[gather[i, a]]
+        kp.pair_state(qe, ve, gather[i], xq, xv)
         x[i], xd[i] = measure_one(code, xq, xv, vec[i], shp[i], sides, mi, mj, 0.0, hess, J[i], H, w)
         if code == LENGTH and x[i] < BAD_LENGTH:
             return i
@@ -683,9 +677,7 @@ def crash_kernel(hinge, code, qe, ve, gather, vec, shp, sides, mi, mj, ref, thet
     H = np.zeros((nx, nx))
     hess = want_blocks and cK != 0.0
     for i in range(n):
-        for a in range(nx):
-            xq[a] = qe[gather[i, a]]
-            xv[a] = ve[gather[i, a]]
+        kp.pair_state(qe, ve, gather[i], xq, xv)
         x, xd = measure_one(code, xq, xv, vec[i], shp[i], sides, mi, mj, ref[i], hess, g, H, w)
         if code == LENGTH and x < BAD_LENGTH:
             return i

@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from .pairs import (angle, angle_hess, angle_quad, attached, attached_hess, attached_quad, body_point, dot,
-                    dot_hess, dot_quad, separation, separation_hess, separation_quad)
+                    dot_hess, dot_quad, pair_state, separation, separation_hess, separation_quad)
 
 
 # -- compiled kernels --------------------------------------------------------------------------
@@ -23,14 +23,6 @@ from .pairs import (angle, angle_hess, angle_quad, attached, attached_hess, atta
 # Evaluation kernels write phi (n r,), jac (n r, nx), gamma (n r,); Hessian kernels H (n, nx, nx).
 
 @njit(cache=True)
-def _pair_state(qe, ve, cols, x, xd):
-    """The coordinates ``x`` and velocities ``xd`` of one pair (gathered from the extended vectors)."""
-    for c in range(cols.shape[0]):
-        x[c] = qe[cols[c]]
-        xd[c] = ve[cols[c]]
-
-
-@njit(cache=True)
 def _point_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
     """``d = r_j + A_j u_j - r_i - A_i u_i`` (m, 3 rows), ``gamma = -d_quad`` (Haug 1989, §9.2)."""
     n, nx = gather.shape
@@ -38,7 +30,7 @@ def _point_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
     x, xd = np.empty(nx), np.empty(nx)
     ui, uj, d, q = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     for k in range(n):
-        _pair_state(qe, ve, gather[k], x, xd)
+        pair_state(qe, ve, gather[k], x, xd)
         J = jac[3 * k:3 * k + 3]
         J.fill(0.0)
         d.fill(0.0)
@@ -58,7 +50,7 @@ def _point_hess(qe, gather, u0, S, m_i, lam, H):
     x = np.empty(nx)
     ui, uj = np.empty(3), np.empty(3)
     for k in range(n):
-        _pair_state(qe, qe, gather[k], x, x)
+        pair_state(qe, qe, gather[k], x, x)
         H[k].fill(0.0)
         body_point(x, u0[k, 0], S[k, 0], 14, m_i, ui)
         body_point(x, u0[k, 1], S[k, 1], 14 + m_i, m_j, uj)
@@ -74,7 +66,7 @@ def _dot1_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
     ua, ub, va, vb, qa, qb = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     Ja, Jb = np.empty((3, nx)), np.empty((3, nx))
     for k in range(n):
-        _pair_state(qe, ve, gather[k], x, xd)
+        pair_state(qe, ve, gather[k], x, xd)
         va.fill(0.0)
         vb.fill(0.0)
         qa.fill(0.0)
@@ -99,7 +91,7 @@ def _dot1_hess(qe, gather, u0, S, m_i, lam, H):
     ua, ub, va, vb, w = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     Ja, Jb = np.empty((3, nx)), np.empty((3, nx))
     for k in range(n):
-        _pair_state(qe, qe, gather[k], x, x)
+        pair_state(qe, qe, gather[k], x, x)
         va.fill(0.0)
         vb.fill(0.0)
         Ja.fill(0.0)
@@ -126,7 +118,7 @@ def _dot2_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
     d, qa, qd = np.empty(3), np.empty(3), np.empty(3)
     Ja, Jd = np.empty((3, nx)), np.empty((3, nx))
     for k in range(n):
-        _pair_state(qe, ve, gather[k], x, xd)
+        pair_state(qe, ve, gather[k], x, xd)
         va.fill(0.0)
         d.fill(0.0)
         qa.fill(0.0)
@@ -151,7 +143,7 @@ def _dot2_hess(qe, gather, u0, S, m_i, lam, H):
     ua, ui, uj, va, d, w = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     Ja, Jd = np.empty((3, nx)), np.empty((3, nx))
     for k in range(n):
-        _pair_state(qe, qe, gather[k], x, x)
+        pair_state(qe, qe, gather[k], x, x)
         va.fill(0.0)
         d.fill(0.0)
         Ja.fill(0.0)
@@ -177,7 +169,7 @@ def _distance_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
     ui, uj, d, qd = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     Jd, g = np.empty((3, nx)), np.empty(nx)
     for k in range(n):
-        _pair_state(qe, ve, gather[k], x, xd)
+        pair_state(qe, ve, gather[k], x, xd)
         d.fill(0.0)
         qd.fill(0.0)
         Jd.fill(0.0)
@@ -201,7 +193,7 @@ def _distance_hess(qe, gather, u0, S, m_i, lam, H):
     ui, uj, d, w = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     Jd = np.empty((3, nx))
     for k in range(n):
-        _pair_state(qe, qe, gather[k], x, x)
+        pair_state(qe, qe, gather[k], x, x)
         d.fill(0.0)
         Jd.fill(0.0)
         H[k].fill(0.0)
@@ -224,7 +216,7 @@ def _angle_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
     Jf, Jg, Jh = np.empty((3, nx)), np.empty((3, nx)), np.empty((3, nx))
     js, jc = np.empty(nx), np.empty(nx)
     for k in range(n):
-        _pair_state(qe, ve, gather[k], x, xd)
+        pair_state(qe, ve, gather[k], x, xd)
         vf.fill(0.0)
         vg.fill(0.0)
         vh.fill(0.0)
@@ -263,7 +255,7 @@ def _angle_hess(qe, gather, u0, S, m_i, lam, H):
     Jf, Jg, Jh = np.empty((3, nx)), np.empty((3, nx)), np.empty((3, nx))
     js, jc = np.empty(nx), np.empty(nx)
     for k in range(n):
-        _pair_state(qe, qe, gather[k], x, x)
+        pair_state(qe, qe, gather[k], x, x)
         vf.fill(0.0)
         vg.fill(0.0)
         vh.fill(0.0)

@@ -34,6 +34,14 @@ from numba import njit
 
 
 @njit(cache=True)
+def pair_state(qe, ve, cols, x, xd):
+    """The coordinates ``x`` and velocities ``xd`` of one pair (gathered from the extended vectors)."""
+    for c in range(cols.shape[0]):
+        x[c] = qe[cols[c]]
+        xd[c] = ve[cols[c]]
+
+
+@njit(cache=True)
 def body_point(x, u0, S, mc, m, u):
     """``u = u0 + S eta`` (3,): the body-fixed vector at the state (m, or unitless for directions)."""
     for a in range(3):

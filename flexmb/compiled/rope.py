@@ -9,26 +9,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .rotations import rotation_matrix
+
 
 @njit(cache=True)
 def _geometry(qe, ve, g, S, dA, D, x, w):
     """Fill ``dA`` (4, 3, 3) = dA/dp_a, ``D`` (3, 10) = dd'/dq, ``x = d' = A^T (r_s - r_p)``, ``w = D q_dot``; returns
-    ``d = r_s - r_p`` (3,). A(p) is the homogeneous quadratic form of flexmb/rotations.py (eq. of Nikravesh 6.19)."""
-    e0, e1, e2, e3 = qe[g[6]], qe[g[7]], qe[g[8]], qe[g[9]]
-    A = np.empty((3, 3))
-    c = 2.0 * e0 * e0 - 1.0
-    A[0, 0] = c + 2.0 * e1 * e1
-    A[1, 1] = c + 2.0 * e2 * e2
-    A[2, 2] = c + 2.0 * e3 * e3
-    A[0, 1] = 2.0 * (e1 * e2 - e0 * e3)
-    A[1, 0] = 2.0 * (e1 * e2 + e0 * e3)
-    A[0, 2] = 2.0 * (e1 * e3 + e0 * e2)
-    A[2, 0] = 2.0 * (e1 * e3 - e0 * e2)
-    A[1, 2] = 2.0 * (e2 * e3 - e0 * e1)
-    A[2, 1] = 2.0 * (e2 * e3 + e0 * e1)
+    ``d = r_s - r_p`` (3,). A(p) from compiled/rotations.py (Nikravesh eq. 6.19)."""
     p = np.empty(4)
     for a in range(4):
         p[a] = qe[g[6 + a]]
+    A = np.empty((3, 3))
+    rotation_matrix(p, A)
     for a in range(4):
         for kk in range(3):
             for i in range(3):

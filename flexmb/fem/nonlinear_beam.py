@@ -29,7 +29,37 @@ from flexmb.fem.model import FEModel
 __all__ = ["NonlinearBeamStructure", "MEMBRANE_MODES"]
 
 
-class NonlinearBeamStructure:
+class FreeDofStructure:
+    """Shared part of the beam structures on the free dofs of an FEModel (``model``, ``ndof_free`` and the
+    free CSR pattern ``_positions``, ``_indptr``, ``_indices`` set by the subclass)."""
+
+    def _linear_extra(self) -> tuple[sp.csr_matrix | None, np.ndarray | None]:
+        """The part of ``model.K`` not made by the beam elements (node springs), on the free dofs.
+
+        Returns ``(matrix, data aligned with the free pattern)`` or ``(None, None)`` when zero.
+        """
+        asm, K = self.model.assembler, self.model.K
+        if K.nnz != asm.nnz or not np.array_equal(K.indices, asm.indices):
+            raise ModelError("the model's stiffness matrix does not use the model assembler's pattern")
+        elements = asm.zeros()
+        for block, chunk in enumerate(self.model.chunks):
+            asm.add(elements, block, chunk.kernel.stiffness())
+        extra = K.data - elements
+        # element and model assembly sum in different orders: below 1e-12 of the largest entry is round-off
+        if not np.any(np.abs(extra) > 1e-12 * max(np.abs(K.data).max(initial=0.0), 1.0)):
+            return None, None
+        data = extra[self._positions]
+        return self._csr(data.copy()), data
+
+    def _csr(self, data: np.ndarray) -> sp.csr_matrix:
+        """CSR matrix on the free dofs with the constant pattern and values ``data``."""
+        A = sp.csr_matrix((data, self._indices, self._indptr), shape=(self.ndof_free,) * 2, copy=False)
+        A.has_sorted_indices = True
+        A.has_canonical_format = True
+        return A
+
+
+class NonlinearBeamStructure(FreeDofStructure):
     """All two-node beams of an :class:`FEModel` with nonlinear (foreshortening) axial strain.
 
     Args:
@@ -68,31 +98,6 @@ class NonlinearBeamStructure:
         self._identity = np.arange(self.ndof_free, dtype=np.int64)[None, :]      # coordinate maps of the kernels
         self._owner = np.zeros(dofmap.shape[0], dtype=np.int64)
         self._extra, self._extra_data = self._linear_extra()
-
-    # -- construction helpers -------------------------------------------------------------------
-    def _linear_extra(self) -> tuple[sp.csr_matrix | None, np.ndarray | None]:
-        """The part of ``model.K`` not made by the beam elements (node springs), on the free dofs.
-
-        Returns ``(matrix, data aligned with the free pattern)`` or ``(None, None)`` when zero.
-        """
-        asm, K = self.model.assembler, self.model.K
-        if K.nnz != asm.nnz or not np.array_equal(K.indices, asm.indices):
-            raise ModelError("the model's stiffness matrix does not use the model assembler's pattern")
-        elements = asm.zeros()
-        for block, chunk in enumerate(self.model.chunks):
-            asm.add(elements, block, chunk.kernel.stiffness())
-        extra = K.data - elements
-        if not np.any(extra):
-            return None, None
-        data = extra[self._positions]
-        return self._csr(data.copy()), data
-
-    def _csr(self, data: np.ndarray) -> sp.csr_matrix:
-        """CSR matrix on the free dofs with the constant pattern and values ``data``."""
-        A = sp.csr_matrix((data, self._indices, self._indptr), shape=(self.ndof_free,) * 2, copy=False)
-        A.has_sorted_indices = True
-        A.has_canonical_format = True
-        return A
 
     # -- vectors --------------------------------------------------------------------------------
     def _check_u(self, u_free: np.ndarray) -> np.ndarray:
