@@ -81,6 +81,7 @@ class FlexibleBodyGroup:
                     values["Kextra"] = [np.zeros((m, m)) if x is None else x.toarray() for x in springs]
             else:
                 self._python_structures = True
+                self._batches, self._per_body = _structure_batches(structures)
         fshapes, ishapes, wshapes = kernels.layout(n, m, pk.size, linear, stiff, ne, extra)
         self._fdata, ftab, fviews = kernels.pack(fshapes, np.float64, values)
         self._idata, itab, _ = kernels.pack(ishapes, np.int64, ints)
@@ -106,8 +107,12 @@ class FlexibleBodyGroup:
         q = np.ascontiguousarray(q, dtype=float)
         if self._python_structures:
             eta = q[self.idx[:, 7:]]
-            for i, st in enumerate(self.structures):
-                f, Kt = st.internal_force(eta[i])
+            for rows, batch in self._batches:           # one compiled call per batch of exact beams
+                f, K = np.empty((rows.size, self.m)), np.empty((rows.size, self.m, self.m))
+                batch.forces(eta[rows], f, K)
+                self._fel[rows], self._Kel[rows] = f, K
+            for i in self._per_body:                    # other user structures: their own internal_force
+                f, Kt = self.structures[i].internal_force(eta[i])
                 self._fel[i] = f
                 self._Kel[i] = Kt.toarray()
         return q
@@ -171,3 +176,16 @@ class FlexibleBodyGroup:
         return float(kernels.energy(np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float),
                                     self._fdata, self._idata, self._wdata, self._tab, which,
                                     self._no_energy if out is None else out))
+
+
+def _structure_batches(structures) -> tuple[list, list[int]]:
+    """Exact beams grouped by their cable flag into :class:`~flexmb.fem.exact_beam.ExactBeamBatch` objects (one
+    compiled call each), as ``[(body rows, batch)]``, and the rows of any other structure, which are called
+    one by one through ``internal_force``."""
+    from ..fem.exact_beam import ExactBeamBatch, ExactBeamStructure
+    exact = [i for i, st in enumerate(structures) if type(st) is ExactBeamStructure]
+    batches = []
+    for cable in sorted({structures[i].cable for i in exact}):
+        rows = np.array([i for i in exact if structures[i].cable == cable], dtype=np.int64)
+        batches.append((rows, ExactBeamBatch([structures[i] for i in rows])))
+    return batches, [i for i in range(len(structures)) if i not in set(exact)]

@@ -57,7 +57,7 @@ from numba import njit
 
 from flexmb.errors import ConvergenceError, ModelError
 from flexmb.fem.model import FEModel
-from flexmb.fem.nonlinear_beam import _check_fixed, _check_model, _entry_positions, _free_pattern
+from flexmb.fem.nonlinear_beam import FreeDofStructure, _check_fixed, _check_model, _entry_positions, _free_pattern
 
 __all__ = ["ExactBeamStructure", "element_energy"]
 
@@ -452,7 +452,7 @@ def element_energy(d: np.ndarray, psi1: np.ndarray, psi2: np.ndarray, R0: np.nda
     return float(U[0]), U[1:1 + NV].copy(), U[1 + NV:].reshape(NV, NV).copy(), dl
 
 
-class ExactBeamStructure:
+class ExactBeamStructure(FreeDofStructure):
     """All two-node beams of an :class:`FEModel` as geometrically exact co-rotational elements.
 
     Args:
@@ -516,24 +516,6 @@ class ExactBeamStructure:
         self._pos = np.concatenate([_entry_positions(dm, self.free, model.ndof, self._indptr, self._indices)
                                     for dm in dofmaps]).astype(np.int64)
         self._extra, self._extra_data = self._linear_extra()
-
-    def _linear_extra(self) -> tuple[sp.csr_matrix | None, np.ndarray | None]:
-        """Node springs of the model (its stiffness not made by the beam elements), carried linearly."""
-        asm, K = self.model.assembler, self.model.K
-        elements = asm.zeros()
-        for block, chunk in enumerate(self.model.chunks):
-            asm.add(elements, block, chunk.kernel.stiffness())
-        extra = K.data - elements
-        if not np.any(np.abs(extra) > 1e-12 * max(np.abs(K.data).max(initial=0.0), 1.0)):
-            return None, None
-        data = extra[self._positions]
-        return self._csr(data.copy()), data
-
-    def _csr(self, data: np.ndarray) -> sp.csr_matrix:
-        A = sp.csr_matrix((data, self._indices, self._indptr), shape=(self.ndof_free,) * 2, copy=False)
-        A.has_sorted_indices = True
-        A.has_canonical_format = True
-        return A
 
     def _evaluate(self, u_free: np.ndarray, tangent: bool):
         u_free = np.asarray(u_free, dtype=float)
@@ -605,3 +587,56 @@ class ExactBeamStructure:
     def axial_force(self, u_free: np.ndarray) -> np.ndarray:
         """Axial force (ne,) of each element, N, tension positive."""
         return self.section_forces(u_free)[:, 0]
+
+
+class ExactBeamBatch:
+    """All exact beams of one flexible-body group (same number ``m`` of free dofs and the same ``cable``
+    flag): forces and dense tangents of every body in one compiled call over all their elements, for
+    :class:`~flexmb.bodies.flexible_kernel.FlexibleBodyGroup` (no Python loop over bodies in a time step).
+    Node springs of the models (``_extra``) are added as the constant linear term, as ``internal_force`` does."""
+
+    def __init__(self, structures: Sequence[ExactBeamStructure]):
+        self.n = len(structures)
+        self.m = m = structures[0].ndof_free
+        self.cable = structures[0].cable
+        if any(st.ndof_free != m or st.cable != self.cable for st in structures):
+            raise ValueError("ExactBeamBatch: structures of one batch need equal free-dof counts and cable flags")
+        full = np.cumsum([0] + [st.model.ndof for st in structures])
+        self._ndof = int(full[-1])
+        self._free = np.concatenate([st.free + full[i] for i, st in enumerate(structures)])    # (n m,) into U
+        self._dofmap = np.ascontiguousarray(np.concatenate([st._dofmap + full[i] for i, st in enumerate(structures)]))
+        self._X21, self._R0, self._l0, self._k = (np.ascontiguousarray(np.concatenate([getattr(st, a) for st in structures]))
+                                                 for a in ("_X21", "_R0", "_l0", "_k"))
+        pos = []
+        dropped = self.n * m * m                                      # one slot past the dense tangents
+        for i, st in enumerate(structures):
+            where = np.full(st.model.ndof, -1, dtype=np.int64)
+            where[st.free] = np.arange(m)
+            r = where[st._dofmap][:, :, None]                          # (ne, 12, 1) free index of each dof
+            c = where[st._dofmap][:, None, :]
+            pos.append(np.where((r >= 0) & (c >= 0), i * m * m + r * m + c, dropped).reshape(-1))
+        self._pos = np.ascontiguousarray(np.concatenate(pos), dtype=np.int64)
+        springs = [st._extra for st in structures]
+        self._extra = (None if all(x is None for x in springs) else
+                       np.array([np.zeros((m, m)) if x is None else x.toarray() for x in springs]))
+        self.n_elements = int(self._l0.size)
+
+    def forces(self, eta: np.ndarray, fel: np.ndarray, Kel: np.ndarray) -> None:
+        """Write the internal forces (n, m) into ``fel`` and the dense tangents (n, m, m) into ``Kel`` at the free
+        coordinates ``eta`` (n, m) of every body."""
+        if not np.all(np.isfinite(eta)):
+            raise ConvergenceError("exact beam: non-finite nodal coordinates")
+        u = np.zeros(self._ndof)
+        u[self._free] = eta.reshape(-1)
+        f_full = np.zeros(self._ndof)
+        kdata = np.zeros(self.n * self.m * self.m + 1)
+        bad = _all_elements(u[self._dofmap], self._X21, self._R0, self._l0, self._k, self.cable, True, f_full,
+                            kdata, self._dofmap, self._pos, np.zeros(self.n_elements), np.zeros((self.n_elements, 7)))
+        if bad >= 0:
+            raise ConvergenceError(f"exact beam: element {bad} of the group turns by pi relative to its chord (the "
+                                   "local rotation is undefined there; refine the mesh or reduce the step)")
+        fel[:] = f_full[self._free].reshape(self.n, self.m)
+        Kel[:] = kdata[:-1].reshape(self.n, self.m, self.m)
+        if self._extra is not None:                  # node springs: a constant linear term
+            fel += np.einsum("nij,nj->ni", self._extra, eta)
+            Kel += self._extra
