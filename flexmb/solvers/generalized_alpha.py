@@ -107,6 +107,7 @@ class AlphaStepper:
         self.reuse = (asm.nq + asm.m > DENSE_LIMIT) if reuse_matrix is None else reuse_matrix
         self.stats = StepStats()
         self._lu = None        # iteration matrix kept across steps (modified Newton)
+        self._vrows = asm.nq + np.flatnonzero(asm.velocity_rows)    # velocity-constraint rows of the system
         self._lu_h = None
 
     def forget_matrix(self) -> None:
@@ -131,7 +132,6 @@ class AlphaStepper:
         coef = ((1.0 - am) / (1.0 - af), gamma * h, scale, scale, 0.0)
         # velocity rows B v - b = 0 with v = vp + gp (q - qp), scaled by 1/gp: rows B + (B v)_q / gp (§10)
         nh = (1.0, 1.0 / gp)
-        vrows = asm.nq + np.flatnonzero(asm.velocity_rows)
         q, lam = qp.copy(), s.lam.copy()
         v, vd = vp.copy(), vdp.copy()
         rhs = np.empty(nq + asm.m)
@@ -147,7 +147,8 @@ class AlphaStepper:
             here = (q, v, vd, lam, t1, coef[:3])
             if not newton_rhs(r, c.phi, scale, rhs):
                 raise NewtonFailure(math.inf, self._worst(c.phi), "non-finite residual", not fresh, here)
-            rhs[vrows] /= gp
+            if self._vrows.size:
+                rhs[self._vrows] /= gp
             if need_matrix:
                 try:
                     lu = factorize(S)
