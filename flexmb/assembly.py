@@ -237,11 +237,19 @@ class Assembly:
 
     # -- initial state -------------------------------------------------
     def initial_state(self) -> tuple[np.ndarray, np.ndarray]:
-        """Initial coordinates and rates: the bodies', then the force elements' states (a DC
-        motor's charge starts at 0, its rate is the initial current)."""
-        q = np.concatenate([b.initial_q() for b in self.system.bodies] + [np.zeros(f.n_states) for f in self.state_elements])
-        v = np.concatenate([b.initial_v() for b in self.system.bodies]
-                           + [np.atleast_1d(getattr(f, "current0", np.zeros(f.n_states))) for f in self.state_elements])
+        """Initial coordinates and rates: the bodies', then the force elements' states: an element's
+        ``initial_q()`` / ``initial_v()`` when it has them (elements that own coordinates, docs/architecture.md),
+        else 0 (a DC motor's charge) and its ``current0`` (the initial current) or 0."""
+        def q0(f):
+            return np.asarray(f.initial_q(), dtype=float) if hasattr(f, "initial_q") else np.zeros(f.n_states)
+
+        def v0(f):
+            if hasattr(f, "initial_v"):
+                return np.asarray(f.initial_v(), dtype=float)
+            return np.atleast_1d(getattr(f, "current0", np.zeros(f.n_states)))
+
+        q = np.concatenate([b.initial_q() for b in self.system.bodies] + [q0(f) for f in self.state_elements])
+        v = np.concatenate([b.initial_v() for b in self.system.bodies] + [v0(f) for f in self.state_elements])
         return q, v
 
     # -- history of force elements (docs/guide.md §5) -------------------
@@ -467,9 +475,15 @@ class Assembly:
 
     # -- energies and reactions -------------------------------------------
     def kinetic_energy(self, q, v) -> float:
-        """Kinetic energy of the bodies plus the magnetic energy of motors (J)."""
-        return (self.rigid.kinetic_energy(q, v) + sum(g.kinetic_energy(q, v) for g in self.flexible)
-                + sum(g.magnetic_energy(v) for g in self.motors))
+        """Kinetic energy of the bodies and of element families with inertia, plus the magnetic energy
+        of motors (J)."""
+        T = (self.rigid.kinetic_energy(q, v) + sum(g.kinetic_energy(q, v) for g in self.flexible)
+             + sum(g.magnetic_energy(v) for g in self.motors))
+        if self.families:
+            qe, ve = extend(q, v)
+            st = EvalState(q, v, np.zeros(self.nq), 0.0, qe, ve)
+            T += sum(g.kinetic(st) for g in self.families)
+        return T
 
     def potential_energy(self, q, v) -> float:
         """Gravity, spring and strain energy (J)."""

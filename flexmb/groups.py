@@ -53,6 +53,11 @@ class ElementGroup:
         given, the blocks ``cM dr/da + cC dr/dv + cK dr/dq`` (n, k, k) (else None). Returns ``(r, blocks)``."""
         raise NotImplementedError
 
+    def kinetic(self, st: EvalState) -> float:
+        """Kinetic energy of the coordinates the family owns (particles: sum m v^2 / 2), J; 0 for families
+        without inertia."""
+        return 0.0
+
     def potential(self, st: EvalState) -> float:
         """Stored (conservative) energy of the family, J."""
         return 0.0
