@@ -29,6 +29,7 @@ import numpy as np
 from ..compiled.stepping import apply_increment, corrected_rates, newton_rhs, newton_weights, predict
 from ..errors import ConvergenceError, ModelError
 from .linalg import DENSE_LIMIT, SingularMatrixError, factorize
+from .rigid_step import CompiledRigidStep
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,8 @@ class AlphaStepper:
         self._lu = None        # iteration matrix kept across steps (modified Newton)
         self._vrows = asm.nq + np.flatnonzero(asm.velocity_rows)    # velocity-constraint rows of the system
         self._lu_h = None
+        # rigid models: the whole step in one compiled call (flexmb/solvers/rigid_step.py)
+        self._compiled = CompiledRigidStep(asm) if CompiledRigidStep.qualifies(asm, self.reuse) else None
 
     def forget_matrix(self) -> None:
         self._lu = None
@@ -120,6 +123,14 @@ class AlphaStepper:
         ``q_tol`` (absolute, per coordinate) tightens that weight where it is smaller: adaptive steps
         need the Newton error well below the local error they estimate (a third difference of
         positions, which carries the Newton error of every position it uses)."""
+        if self._compiled is not None:
+            out = self._compiled.step(s, h, self.p, self.tol, self.max_iter, q_tol)
+            if out is not None:
+                q, v, vd, a, lam, iterations, factorizations = out
+                self.stats.newton_iterations += iterations
+                self.stats.factorizations += factorizations
+                return StepState(s.t + h, q, v, vd, a, lam)
+            # not converged: the general path repeats the step and reports the failure with its diagnostics
         P, asm = self.p, self.asm
         am, af, beta, gamma = P.alpha_m, P.alpha_f, P.beta, P.gamma
         t1 = s.t + h

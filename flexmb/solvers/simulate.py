@@ -27,22 +27,53 @@ def _params(method: str, rho_inf: float, beta: float | None, gamma: float | None
     return AlphaParameters.newmark(0.25 if beta is None else beta, 0.5 if gamma is None else gamma)
 
 
+class _Rows:
+    """Rows of equal width appended one at a time into a buffer that doubles when full (a copy per row,
+    no Python list of small arrays)."""
+
+    def __init__(self, shape: tuple[int, ...]):
+        self.buf = np.empty((64, *shape))
+        self.n = 0
+
+    def append(self, x) -> None:
+        if self.n == self.buf.shape[0]:
+            self.buf = np.concatenate([self.buf, np.empty_like(self.buf)])
+        self.buf[self.n] = x
+        self.n += 1
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, s):
+        return self.buf[:self.n][s]
+
+
 class _History:
     """In-memory history plus the optional chunk writer; each row carries the element history
-    (``asm.history()``) after the step was accepted."""
+    (``asm.history()``) after the step was accepted (a list: its length can change, e.g. with a sphere
+    cloud's candidates)."""
 
     def __init__(self, asm, writer=None):
-        self.rows = {k: [] for k in Result.ARRAYS}
         self.asm = asm
         self.writer = writer
+        self.rows = {"t": _Rows(()), "q": _Rows((asm.nq,)), "v": _Rows((asm.nq,)), "vd": _Rows((asm.nq,)),
+                     "lam": _Rows((asm.m,)), "work_nc": _Rows(()), "work_drivers": _Rows(()), "history": []}
+        self._stateless = not asm.stateful
 
     def add(self, s: StepState, w_nc: float, w_drv: float) -> None:
-        row = dict(t=s.t, q=s.q, v=s.v, vd=s.vd, lam=s.lam, work_nc=w_nc, work_drivers=w_drv,
-                   history=self.asm.history())
-        for k in Result.ARRAYS:
-            self.rows[k].append(np.copy(row[k]))
+        rows = self.rows
+        hist = _NO_HISTORY if self._stateless else self.asm.history()
+        rows["t"].append(s.t)
+        rows["q"].append(s.q)
+        rows["v"].append(s.v)
+        rows["vd"].append(s.vd)
+        rows["lam"].append(s.lam)
+        rows["work_nc"].append(w_nc)
+        rows["work_drivers"].append(w_drv)
+        rows["history"].append(hist)
         if self.writer is not None:
-            self.writer.append(**row)
+            self.writer.append(t=s.t, q=s.q, v=s.v, vd=s.vd, lam=s.lam, work_nc=w_nc, work_drivers=w_drv,
+                               history=hist)
 
     def result(self, system, stats, message, redundant, prefix=None) -> Result:
         n = min(map(len, self.rows.values()))     # a Ctrl-C inside add() leaves a row half appended
@@ -52,6 +83,10 @@ class _History:
             arrays = {k: stack_rows([*prefix[k], *arrays[k]]) if k == "history" else
                       np.concatenate([prefix[k], arrays[k]]) if arrays[k].size else prefix[k] for k in arrays}
         return Result(**arrays, system=system, stats=stats, message=message, redundant=redundant)
+
+
+_NO_HISTORY = np.zeros(0)
+_NO_HISTORY.flags.writeable = False
 
 
 @single_blas_thread_for_small_systems

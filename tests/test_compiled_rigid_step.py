@@ -1,0 +1,118 @@
+"""The compiled rigid step (flexmb/compiled/rigid_step.py) against the general Newton step it repeats.
+
+Both run the same arithmetic (residual, Newton matrix, increment, convergence test); they differ only in
+the order of floating-point operations of the LU (LAPACK getrf against the compiled sparse-skipping LU),
+so trajectories must agree to round-off amplified by the run: 1e-10 m / rad over the runs below, four
+orders of magnitude under the Newton tolerance (1e-8 relative), which any real difference in the
+equations (a missing term, a wrong sign, a skipped row) exceeds at the first step.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import flexmb as fm
+from flexmb.compiled.rigid_step import lu_factor, lu_solve
+from flexmb.solvers import rigid_step as rs
+
+AGREE = 1e-10
+
+
+def _every_kind() -> tuple[fm.System, list[str]]:
+    """Rigid bodies joined by every primitive kind: point (spherical, revolute), dot1 (revolute,
+    universal), dot2 and a displacement driver (prismatic), distance, angle (driven revolute), coordinate
+    (driven coordinate); a planar four-bar of revolutes adds redundant rows switched off at the start."""
+    s = fm.System(gravity=(0.0, -9.81, 0.0), name="every kind")
+    z = (0.0, 0.0, 1.0)
+    crank = s.add(fm.RigidBody(1.0, (1e-3, 4e-3, 4e-3), position=(0.1, 0.0, 0.0), name="crank"))
+    rev = s.add(fm.Revolute(s.ground, crank, (0.0, 0.0, 0.0), z, name="O"))
+    s.add(fm.Driver(rev, angle=fm.TimeFunction(lambda t: 2.0 * t + 0.5 * t * t, lambda t: 2.0 + t, lambda t: 1.0),
+                    name="crank angle"))
+    rod = s.add(fm.RigidBody(1.0, (1e-3, 2e-2, 2e-2), position=(0.45, 0.0, 0.0), name="rod"))
+    s.add(fm.Revolute(crank, rod, (0.2, 0.0, 0.0), z, name="A"))
+    rocker = s.add(fm.RigidBody(1.0, (1e-3, 1e-2, 1e-2), position=(0.7, 0.15, 0.0), name="rocker"))
+    s.add(fm.Revolute(rod, rocker, (0.7, 0.0, 0.0), z, name="B"))
+    s.add(fm.Revolute(s.ground, rocker, (0.7, 0.3, 0.0), z, name="C"))        # closes the loop: redundant rows
+    pend = s.add(fm.RigidBody(0.5, (2e-3, 1e-3, 2e-3), position=(-0.3, -0.2, 0.1), name="pendulum"))
+    s.add(fm.Spherical(s.ground, pend, (-0.3, 0.0, 0.1), name="ball"))
+    s.add(fm.Distance(crank, pend, point_a=(0.2, 0.0, 0.0), point_b=(-0.3, -0.4, 0.1), name="rope"))
+    sl = s.add(fm.RigidBody(0.3, (1e-3, 1e-3, 1e-3), position=(0.0, -0.6, 0.0), name="slider"))
+    pri = s.add(fm.Prismatic(s.ground, sl, (0.0, -0.6, 0.0), (1.0, 0.0, 0.0), name="rail"))
+    s.add(fm.Driver(pri, displacement=lambda t: 0.1 * np.sin(3.0 * t), name="push"))
+    cube = s.add(fm.RigidBody(0.2, (1e-3, 1e-3, 1e-3), position=(0.0, 0.5, 0.0), velocity=(0.0, 0.0, 0.3),
+                              angular_velocity=(0.4, 1.0, -2.0), name="cube"))
+    s.add(fm.Universal(s.ground, cube, point=(0.0, 0.6, 0.0), axis_a=(1.0, 0.0, 0.0), axis_b=(0.0, 1.0, 0.0),
+                       name="cardan"))
+    lift = s.add(fm.RigidBody(0.1, (1e-4, 2e-4, 3e-4), position=(0.5, 0.8, 0.0), angular_velocity=(1.0, 2.0, 0.5),
+                              name="lift"))
+    s.add(fm.Driver(lift, coordinate="y", value=lambda t: 0.8 + 0.2 * t * t, name="hoist"))
+    return s, ["crank", "rod", "rocker", "pendulum", "slider", "cube", "lift"]
+
+
+def _run(monkeypatch, compiled: bool, **kw):
+    if not compiled:
+        monkeypatch.setattr(rs.CompiledRigidStep, "qualifies", staticmethod(lambda asm, reuse: False))
+    s, _ = _every_kind()
+    with pytest.warns(UserWarning):          # the four-bar's redundant rows are switched off, with a warning
+        res = fm.simulate(s, t_end=0.3, h=2e-3, **kw)
+    monkeypatch.undo()
+    return s, res
+
+
+def test_every_kind_model_takes_the_compiled_step(monkeypatch):
+    s, _ = _every_kind()
+    asm = s.compile()
+    assert rs.CompiledRigidStep.qualifies(asm, reuse_matrix=False)
+    assert {g.kind for g in asm.groups} == {"point", "dot1", "dot2", "distance", "angle", "coordinate"}
+
+
+@pytest.mark.parametrize("kw", [{}, {"adaptive": True, "rtol": 1e-5}, {"method": "hht", "rho_inf": 0.7}])
+def test_compiled_step_repeats_the_general_step(monkeypatch, kw):
+    _, fast = _run(monkeypatch, True, **kw)
+    _, ref = _run(monkeypatch, False, **kw)
+    assert fast.t.shape == ref.t.shape
+    assert np.max(np.abs(fast.q - ref.q)) < AGREE
+    assert np.max(np.abs(fast.lam - ref.lam)) < 1e-6 * max(1.0, np.max(np.abs(ref.lam)))
+    assert fast.stats["newton_iterations"] == ref.stats["newton_iterations"]
+    assert fast.redundant == ref.redundant and fast.redundant      # rows switched off on both paths
+
+
+def test_models_with_forces_or_flexible_bodies_take_the_general_step():
+    s, _ = _every_kind()
+    s.add(fm.Force(s.bodies[0], (1.0, 0.0, 0.0), name="wind"))
+    assert not rs.CompiledRigidStep.qualifies(s.compile(), reuse_matrix=False)
+
+
+def test_failed_compiled_step_reports_through_the_general_path(monkeypatch):
+    """A step the compiled Newton iteration does not converge is taken again by the general path, which
+    retries smaller steps and finally raises the ConvergenceError with its diagnostics."""
+    calls = []
+    original = rs.CompiledRigidStep.step
+
+    def spy(self, *args):
+        out = original(self, *args)
+        calls.append(out is None)
+        return out
+
+    monkeypatch.setattr(rs.CompiledRigidStep, "step", spy)
+    s = fm.System(gravity=(0.0, -9.81, 0.0))
+    b = s.add(fm.RigidBody(1.0, (1e-3, 1e-3, 1e-3), position=(1.0, 0.0, 0.0), velocity=(0.0, 30.0, 0.0),
+                           name="bob"))
+    s.add(fm.Spherical(s.ground, b, (0.0, 0.0, 0.0), name="pivot"))
+    with pytest.raises(fm.errors.ConvergenceError, match="Newton iteration failed"):
+        fm.simulate(s, t_end=0.5, h=5e-2, h_min=1e-2, max_newton=2)      # two iterations cannot hold |r| = 1
+    assert calls and all(calls)          # every attempt went through the compiled step and failed there
+
+
+def test_sparse_skipping_lu_solves_like_numpy():
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((30, 30)) * (rng.random((30, 30)) < 0.2) + np.diag(rng.random(30) * 1e-3)
+    A[:, 5] = 0.0
+    A[5, 5], A[7, 5] = 0.0, 2.0                # a zero diagonal that needs pivoting
+    b = rng.standard_normal(30)
+    LU, piv, x = A.copy(), np.empty(30, dtype=np.int64), np.empty(30)
+    assert lu_factor(LU, piv) > 0.0
+    lu_solve(LU, piv, b, x)
+    assert np.allclose(x, np.linalg.solve(A, b), rtol=1e-10, atol=1e-12)
+    S = np.ones((3, 3))
+    assert lu_factor(S, np.empty(3, dtype=np.int64)) < 1e-14      # singular
