@@ -74,6 +74,9 @@ def test_compiled_step_repeats_the_general_step(monkeypatch, kw):
     assert np.max(np.abs(fast.q - ref.q)) < AGREE
     assert np.max(np.abs(fast.lam - ref.lam)) < 1e-6 * max(1.0, np.max(np.abs(ref.lam)))
     assert fast.stats["newton_iterations"] == ref.stats["newton_iterations"]
+    # the drivers' work (trapezoidal integral of their power) is booked alike
+    assert np.max(np.abs(fast.work_drivers - ref.work_drivers)) < 1e-9 * max(1.0, np.max(np.abs(ref.work_drivers)))
+    assert np.max(np.abs(ref.work_drivers)) > 1e-3          # the drivers did work
     assert fast.redundant == ref.redundant and fast.redundant      # rows switched off on both paths
 
 

@@ -287,3 +287,144 @@ def alpha_step(q0, v0, vd0, a0, lam0, h, am, af, beta, gamma, tol, q_tol, use_q_
             have_lu = False    # slow contraction: refresh the iteration matrix
         prev = err
     return NO_CONVERGENCE
+
+
+@njit(cache=True)
+def driver_power(q, v, lam, act, driver_rows, idx, mass, J, gravity, pos_body, gather, scatter, u0, S, drive,
+                 seg, rowseg, pos_jac, pos_jacT, pos_hess, ncols, pos_norm_jac, pos_norm_jacT, pos_norm_hess,
+                 pos_D):
+    """Power of the driver constraint forces ``-sum lambda_d (Phi_q,d v)`` (W) over the active driver rows,
+    with ``Phi_q`` at ``q`` (as ``Assembly.driver_power``)."""
+    if driver_rows.size == 0:
+        return 0.0
+    nq, m = q.size, lam.size
+    mj = m - idx.shape[0]
+    jac = np.empty((mj, gather.shape[1]))
+    phi = np.empty(mj)
+    gam = np.empty(mj)
+    qe = np.empty(nq + 7)
+    ve = np.empty(nq + 7)
+    for i in range(nq):
+        qe[i] = q[i]
+        ve[i] = v[i]
+    for i in range(7):
+        qe[nq + i] = 0.0
+        ve[nq + i] = 0.0
+    qe[nq + 3] = 1.0
+    P = 0.0
+    for kind in range(6):
+        a, b = seg[kind, 0], seg[kind, 1]
+        ra, rb = rowseg[kind, 0], rowseg[kind, 1]
+        if a < b:
+            _joint_rows(kind, qe, ve, gather[a:b], u0[a:b], S[a:b], drive[:, a:b], phi[ra:rb], jac[ra:rb],
+                        gam[ra:rb])
+    for k in range(driver_rows.size):
+        row = driver_rows[k]
+        if not act[row]:
+            continue
+        inst = -1
+        for kind in range(6):           # the instance of the row: its kind's range and rows per instance
+            if rowseg[kind, 0] <= row < rowseg[kind, 1]:
+                r_per = (rowseg[kind, 1] - rowseg[kind, 0]) // (seg[kind, 1] - seg[kind, 0])
+                inst = seg[kind, 0] + (row - rowseg[kind, 0]) // r_per
+        s = 0.0
+        for x in range(gather.shape[1]):
+            s += jac[row, x] * ve[gather[inst, x]]
+        P -= lam[row] * s
+    return P
+
+
+@njit(cache=True)
+def alpha_run(n_steps, t0, t_end, h, h_max, q0, v0, vd0, a0, lam0, am, af, beta, gamma, tol, max_iter, act,
+              driven, drive_values, driver_rows, energy, off_rows,
+              idx, mass, J, gravity, pos_body,
+              gather, scatter, u0, S, drive, seg, rowseg, pos_jac, pos_jacT, pos_hess,
+              ncols, pos_norm_jac, pos_norm_jacT, pos_norm_hess, pos_D,
+              out_t, out_q, out_v, out_vd, out_lam, out_power, out_off, last_a, stats):
+    """Up to ``n_steps`` fixed steps (size ``min(h, h_max, t_end - t)``, as ``AlphaIntegrator``) from the
+    state at ``t0``, each state into row k of ``out_*``: time, q, v, vd, lambda, the driver power (when
+    ``energy``) and the largest |Phi| of the rows switched off as redundant (``off_rows``). ``drive_values``
+    (n_steps, 2, len(driven)) are f and f'' of the driven instances ``driven`` at each step's end.
+    Returns ``(steps taken, outcome of the last attempt)``; ``last_a`` gets the algorithmic acceleration of
+    the last state, ``stats`` the Newton iterations and factorizations."""
+    nq, m = q0.size, lam0.size
+    q, v, vd, a, lam = q0.copy(), v0.copy(), vd0.copy(), a0.copy(), lam0.copy()
+    q1, v1, vd1, a1, lam1 = np.empty(nq), np.empty(nq), np.empty(nq), np.empty(nq), np.empty(m)
+    st = np.zeros(3)
+    t = t0
+    done_tol = 1e-12 * max(1.0, abs(t_end))
+    its = 0.0
+    facs = 0.0
+    no_q_tol = np.empty(0)
+    for k in range(n_steps):
+        if t >= t_end - done_tol:
+            stats[0] += its
+            stats[1] += facs
+            return k, CONVERGED
+        h_try = min(h, h_max, t_end - t)
+        for c in range(driven.size):
+            drive[0, driven[c]] = drive_values[k, 0, c]
+            drive[1, driven[c]] = drive_values[k, 1, c]
+        code = alpha_step(q, v, vd, a, lam, h_try, am, af, beta, gamma, tol, no_q_tol, False, max_iter, act,
+                          idx, mass, J, gravity, pos_body, gather, scatter, u0, S, drive, seg, rowseg,
+                          pos_jac, pos_jacT, pos_hess, ncols, pos_norm_jac, pos_norm_jacT, pos_norm_hess, pos_D,
+                          q1, v1, vd1, a1, lam1, st)
+        its += st[0]
+        facs += st[1]
+        if code != CONVERGED:
+            stats[0] += its
+            stats[1] += facs
+            return k, code
+        t = t + h_try
+        q, q1 = q1, q
+        v, v1 = v1, v
+        vd, vd1 = vd1, vd
+        a, a1 = a1, a
+        lam, lam1 = lam1, lam
+        out_t[k] = t
+        out_q[k] = q
+        out_v[k] = v
+        out_vd[k] = vd
+        out_lam[k] = lam
+        out_power[k] = driver_power(q, v, lam, act, driver_rows, idx, mass, J, gravity, pos_body, gather,
+                                    scatter, u0, S, drive, seg, rowseg, pos_jac, pos_jacT, pos_hess, ncols,
+                                    pos_norm_jac, pos_norm_jacT, pos_norm_hess, pos_D) if energy else 0.0
+        out_off[k] = switched_off_violation(q, off_rows, idx, gather, u0, S, drive, seg, rowseg, ncols) \
+            if off_rows.size else 0.0
+        last_a[:] = a
+    stats[0] += its
+    stats[1] += facs
+    return n_steps, CONVERGED
+
+
+@njit(cache=True)
+def switched_off_violation(q, off_rows, idx, gather, u0, S, drive, seg, rowseg, ncols):
+    """Largest |Phi| of the rows ``off_rows`` (switched off as redundant) at ``q`` (v = 0)."""
+    nq = q.size
+    nb = idx.shape[0]
+    mj = 0
+    for kind in range(6):
+        mj = max(mj, rowseg[kind, 1])
+    phi = np.empty(mj + nb)
+    jac = np.empty((mj, gather.shape[1]))
+    gam = np.empty(mj)
+    qe = np.zeros(nq + 7)
+    ve = np.zeros(nq + 7)
+    for i in range(nq):
+        qe[i] = q[i]
+    qe[nq + 3] = 1.0
+    for kind in range(6):
+        a, b = seg[kind, 0], seg[kind, 1]
+        ra, rb = rowseg[kind, 0], rowseg[kind, 1]
+        if a < b:
+            _joint_rows(kind, qe, ve, gather[a:b], u0[a:b], S[a:b], drive[:, a:b], phi[ra:rb], jac[ra:rb],
+                        gam[ra:rb])
+    for bb in range(nb):
+        s = 0.0
+        for c in range(4):
+            s += q[ncols[bb, c]] * q[ncols[bb, c]]
+        phi[mj + bb] = 0.5 * (s - 1.0)
+    worst = 0.0
+    for k in range(off_rows.size):
+        worst = max(worst, abs(phi[off_rows[k]]))
+    return worst

@@ -111,7 +111,7 @@ class AlphaStepper:
         self._vrows = asm.nq + np.flatnonzero(asm.velocity_rows)    # velocity-constraint rows of the system
         self._lu_h = None
         # rigid models: the whole step in one compiled call (flexmb/solvers/rigid_step.py)
-        self._compiled = CompiledRigidStep(asm) if CompiledRigidStep.qualifies(asm, self.reuse) else None
+        self.compiled = CompiledRigidStep(asm) if CompiledRigidStep.qualifies(asm, self.reuse) else None
 
     def forget_matrix(self) -> None:
         self._lu = None
@@ -123,8 +123,8 @@ class AlphaStepper:
         ``q_tol`` (absolute, per coordinate) tightens that weight where it is smaller: adaptive steps
         need the Newton error well below the local error they estimate (a third difference of
         positions, which carries the Newton error of every position it uses)."""
-        if self._compiled is not None:
-            out = self._compiled.step(s, h, self.p, self.tol, self.max_iter, q_tol)
+        if self.compiled is not None:
+            out = self.compiled.step(s, h, self.p, self.tol, self.max_iter, q_tol)
             if out is not None:
                 q, v, vd, a, lam, iterations, factorizations = out
                 self.stats.newton_iterations += iterations

@@ -16,7 +16,18 @@ from ..bodies.rigid import RigidBody
 from ..joints.kernels import ROWS, SLOTS
 from .linalg import DENSE_LIMIT
 
-__all__ = ["CompiledRigidStep"]
+__all__ = ["CompiledRigidStep", "StepBlock"]
+
+
+class StepBlock:
+    """States of consecutive accepted steps taken in one compiled call: row k of ``t`` (s), ``q``, ``v``,
+    ``vd``, ``lam`` is the state after step k, ``power`` the driver power there (W), ``off`` the largest
+    |Phi| of the rows switched off as redundant; ``failed``: the attempt after the last row did not
+    converge (the caller takes that step on the general path)."""
+
+    def __init__(self, n, t, q, v, vd, lam, a_last, power, off, failed):
+        self.n, self.t, self.q, self.v, self.vd, self.lam = n, t, q, v, vd, lam
+        self.a_last, self.power, self.off, self.failed = a_last, power, off, failed
 
 
 class CompiledRigidStep:
@@ -59,8 +70,13 @@ class CompiledRigidStep:
                                 cat([dense[x] for x in h["hess"]] or [empty]))
         self.norm = (asm.norm.cols, dense[h["norm_jac"]], dense[h["norm_jacT"]], dense[h["norm_hess"]],
                      dense[h["D"]])
+        self.driven = np.concatenate([cols for _, cols in self._drivers] or [empty])
+        self.driver_rows = np.flatnonzero(asm.driver_rows).astype(np.int64)
+        self._static = (*self.body, self.gather, self.scatter, self.u0, self.S, self.drive, self.seg, self.rowseg,
+                        *self.joint_positions, *self.norm)
         from ..compiled import rigid_step
         self._kernel = rigid_step.alpha_step
+        self._run = rigid_step.alpha_run
         self.CONVERGED = rigid_step.CONVERGED
         self.stats = np.zeros(3)
 
@@ -86,9 +102,33 @@ class CompiledRigidStep:
         use_q_tol = q_tol is not None
         code = self._kernel(s.q, s.v, s.vd, s.a, s.lam, h, params.alpha_m, params.alpha_f, params.beta,
                             params.gamma, tol, q_tol if use_q_tol else s.q, use_q_tol, max_iter,
-                            self.asm.active, *self.body, self.gather, self.scatter, self.u0, self.S,
-                            self.drive, self.seg, self.rowseg, *self.joint_positions, *self.norm,
-                            q, v, vd, a, lam, self.stats)
+                            self.asm.active, *self._static, q, v, vd, a, lam, self.stats)
         if code != self.CONVERGED:
             return None
         return q, v, vd, a, lam, int(self.stats[0]), int(self.stats[1])
+
+    def run(self, s, n: int, t_end: float, h: float, h_max: float, params, tol: float, max_iter: int,
+            energy: bool) -> tuple[StepBlock, int, int]:
+        """Up to ``n`` fixed steps from state ``s`` in one compiled call, with the step sizes of
+        ``AlphaIntegrator`` (``min(h, h_max, t_end - t)``); returns the block, Newton iterations and
+        factorizations. The drivers' functions are evaluated here, at the end times of the steps."""
+        times, t = [], s.t
+        done = t_end - 1e-12 * max(1.0, abs(t_end))
+        while len(times) < n and t < done:
+            t = t + min(h, h_max, t_end - t)
+            times.append(t)
+        n = len(times)
+        values = np.zeros((n, 2, self.driven.size))
+        for k, tk in enumerate(times if self.driven.size else ()):
+            values[k, 0], values[k, 1] = np.concatenate([g.driver_terms(tk)[::2] for g, _ in self._drivers], axis=1)
+        nq, m = s.q.size, s.lam.size
+        out = (np.empty(n), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, m)), np.empty(n),
+               np.empty(n))
+        a_last = s.a.copy()
+        off_rows = np.flatnonzero(~self.asm.active).astype(np.int64)
+        self.stats[:] = 0.0
+        k, code = self._run(n, s.t, t_end, h, h_max, s.q, s.v, s.vd, s.a, s.lam, params.alpha_m, params.alpha_f,
+                            params.beta, params.gamma, tol, max_iter, self.asm.active, self.driven, values,
+                            self.driver_rows, energy, off_rows, *self._static, *out, a_last, self.stats)
+        block = StepBlock(k, *(x[:k] for x in out[:5]), a_last, out[5][:k], out[6][:k], code != self.CONVERGED)
+        return block, int(self.stats[0]), int(self.stats[1])

@@ -16,7 +16,11 @@ from .progress import ProgressOption, RunProgress
 from .stepper import AlphaIntegrator
 from .watch import EnergyWatch, energy_sample_every
 
-__all__ = ["simulate", "METHODS"]
+__all__ = ["simulate", "METHODS", "BLOCK_STEPS"]
+
+BLOCK_STEPS = 500
+"""Most steps taken in one compiled call by runs that can (fixed-step rigid models; the progress reporter and
+the saved rows see them after the call)."""
 
 
 def _params(method: str, rho_inf: float, beta: float | None, gamma: float | None) -> AlphaParameters:
@@ -199,26 +203,52 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
     energy_watch = EnergyWatch(asm, s.q, s.v, run.work_nc + run.work_drivers) if energy else None
     energy_every = energy_sample_every(t_end - s.t, h, save_every)
     reporter = RunProgress(progress, t_start, s.t, t_end, step_count)
+
+    def record(s: StepState, work_nc: float, work_drivers: float, last: bool, h_last: float,
+               off: float | None = None) -> None:
+        """The bookkeeping after accepted step ``step_count``: save it every ``save_every`` steps (``off``: the
+        largest |Phi| of the rows switched off as redundant, when already known)."""
+        if step_count % save_every == 0 or last:
+            if redundant_rows and (off is None or off > switched_off_tol):
+                _check_switched_off(asm, s, switched_off_tol)
+            history.add(s, work_nc, work_drivers)
+            if energy_watch is not None and (last or (step_count // save_every) % energy_every == 0):
+                energy_watch.check(s.q, s.v, s.t, work_nc + work_drivers, h_last, s.t - t_start)
+
+    # fixed-step rigid runs take blocks of steps in one compiled call (flexmb/solvers/rigid_step.py)
+    blocks = writer is None and run.can_advance()
+    loop0 = _time.perf_counter()
     try:
         while not run.done:
-            s = run.step()
-            step_count += 1
-            last = run.done
-            if step_count % save_every == 0 or last:
-                if redundant_rows:
-                    _check_switched_off(asm, s, switched_off_tol)
-                history.add(s, run.work_nc, run.work_drivers)
-                if energy_watch is not None and (last or (step_count // save_every) % energy_every == 0):
-                    energy_watch.check(s.q, s.v, s.t, run.work_nc + run.work_drivers, run.h_last, s.t - t_start)
+            t_before = run.state.t
+            block = run.advance(min(BLOCK_STEPS, reporter.next_step - step_count)) if blocks else None
+            if block is None:
+                s = run.step()
+                step_count += 1
+                record(s, run.work_nc, run.work_drivers, run.done, run.h_last)
+                blocks = blocks and run.can_advance()
+            else:
+                for k in range(block.n):
+                    step_count += 1
+                    if step_count % save_every == 0 or k == block.n - 1:
+                        s = StepState(float(block.t[k]), block.q[k], block.v[k], block.vd[k],
+                                      block.a_last if k == block.n - 1 else None, block.lam[k])
+                        h_k = float(block.t[k] - (block.t[k - 1] if k else t_before))
+                        record(s, float(block.work_nc[k]), float(block.work_drivers[k]),
+                               run.done and k == block.n - 1, h_k, float(block.off[k]))
+                if block.failed:
+                    s = run.step()          # the attempt that failed in the block, with retries and diagnostics
+                    step_count += 1
+                    record(s, run.work_nc, run.work_drivers, run.done, run.h_last)
             if writer is not None:      # every chunk_steps saved rows, and at least every FLUSH_SECONDS
                 writer.maybe_flush(snapshot)
             if step_count >= reporter.next_step:       # one comparison per step (flexmb/solvers/progress.py)
-                reporter.report(s.t, step_count)
+                reporter.report(run.state.t, step_count)
     except BaseException as exc:
         # a failed step, a singular configuration, an instability, a failing user function, Ctrl-C:
         # the states so far as exc.result
         if isinstance(exc, (FlexmbError, KeyboardInterrupt)):
-            stats = {**run.stats, **_stats(run, wall0)}
+            stats = {**run.stats, **_stats(run, wall0, loop0)}
             message = str(exc) if isinstance(exc, FlexmbError) else f"interrupted (Ctrl-C) at t = {run.state.t:.6g} s"
             exc.result = history.result(system, stats, message, redundant_rows, prefix)
         if writer is not None:   # any error: keep what was computed
@@ -228,7 +258,7 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
         reporter.close(run.state.t, step_count)
     if writer is not None:
         writer.flush(snapshot())
-    stats = {**run.stats, **_stats(run, wall0)}
+    stats = {**run.stats, **_stats(run, wall0, loop0)}
     message = "completed"
     if energy_watch is not None:
         stats["energy_drift"] = energy_watch.worst
@@ -247,5 +277,7 @@ def _check_switched_off(asm, s: StepState, tol: float) -> None:
             "constraint. Start the model away from the singular position.")
 
 
-def _stats(run: AlphaIntegrator, wall0: float) -> dict:
-    return {**run.counters(), "wall_s": _time.perf_counter() - wall0}
+def _stats(run: AlphaIntegrator, wall0: float, loop0: float | None = None) -> dict:
+    """Counters and times: ``wall_s`` of the whole call, ``loop_s`` of its time-stepping loop (s)."""
+    now = _time.perf_counter()
+    return {**run.counters(), "wall_s": now - wall0, "loop_s": now - (wall0 if loop0 is None else loop0)}

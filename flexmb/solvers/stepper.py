@@ -14,6 +14,8 @@ import math
 from collections import deque
 
 
+import numpy as np
+
 from .generalized_alpha import AlphaParameters, AlphaStepper, ErrorScale, NewtonFailure, StepState, failure_error
 from .initial import project_velocities
 from .watch import StallWatch, stall_floor
@@ -126,6 +128,42 @@ class AlphaIntegrator:
             # must not stall the run in vanishing steps
             h_try = max(h_try * frac, min(h_try, self._aim_min))
         return h_try
+
+    def can_advance(self) -> bool:
+        """Whether :meth:`advance` may take several steps in one compiled call: a rigid model on the
+        compiled step (flexmb/solvers/rigid_step.py), fixed steps at the nominal size, no velocity projection
+        and no contacts (the per-step work of :meth:`step` is then nothing but the driver power)."""
+        return (self.newton.compiled is not None and not self.adaptive and not self.velocity_projection
+                and not self._contacts and self.h == self.h_nominal)
+
+    def advance(self, n: int):
+        """Take up to ``n`` steps in one compiled call (only when :meth:`can_advance`); returns the
+        :class:`~flexmb.solvers.rigid_step.StepBlock` with the work of the drivers added, or None when it
+        took no step. When ``block.failed``, the next attempt did not converge: :meth:`step` takes it."""
+        s = self.state
+        block, iterations, factorizations = self.newton.compiled.run(
+            s, n, self.t_end, self.h, self.h_max, self.newton.p, self.newton.tol, self.newton.max_iter, self.energy)
+        self.newton.stats.newton_iterations += iterations
+        self.newton.stats.factorizations += factorizations
+        if block.n == 0:
+            return None
+        k = block.n
+        t_prev = np.concatenate([[s.t], block.t[:-1]])
+        if self.energy:
+            p_prev = np.concatenate([[self.powers[1]], block.power[:-1]])
+            block.work_drivers = self.work_drivers + np.cumsum(0.5 * (block.t - t_prev) * (p_prev + block.power))
+            self.work_drivers = float(block.work_drivers[-1])
+            self.powers = (0.0, float(block.power[-1]))
+        else:
+            block.work_drivers = np.full(k, self.work_drivers)
+        block.work_nc = np.full(k, self.work_nc)
+        self.h_last = float(block.t[-1] - t_prev[-1])
+        self._stall.accepted(block.t - t_prev)
+        self._recent.extend(zip(block.t[-3:], block.q[-3:]))
+        self.state = StepState(float(block.t[-1]), block.q[-1], block.v[-1], block.vd[-1], block.a_last,
+                               block.lam[-1])
+        self.stats["steps"] += k
+        return block
 
     def _reject(self, h_try: float) -> None:
         self.stats["rejected"] += 1

@@ -63,6 +63,16 @@ class StallWatch:
                 "element, or give a smaller h (and h_min)", time=t, step=h, worst=why)
 
 
+    def accepted(self, advances: np.ndarray) -> None:
+        """Record accepted steps that advanced the run by ``advances`` (s) each (steps taken in one
+        compiled call); they all advanced it, so no stall can be found among them."""
+        for x in advances[-STALL_WINDOW:]:
+            if len(self.advances) == STALL_WINDOW:
+                self.total -= self.advances[0]
+            self.advances.append(float(x))
+            self.total += float(x)
+
+
 class EnergyWatch:
     """Tracks the energy balance at saved states; warns once (EnergyBalanceWarning) when it drifts
     by more than ``ENERGY_WARN_FRACTION`` of the energy scale."""
