@@ -48,7 +48,7 @@ def cmd_compile_kernels(args) -> int:
     if args.clean:
         print(f"removed {clean_cache()} cached kernel files", flush=True)
     print("compiling flexmb's kernels (once per installation; later runs load them from the cache) ...", flush=True)
-    wall = compile_kernels(verbose=True)
+    wall = compile_kernels(verbose=True, jobs=args.jobs)
     print(f"done in {wall:.1f} s")
     return 0
 
@@ -200,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
                                    "disk cache, so that a first simulation does not wait for it.")
     p.add_argument("--clean", action="store_true",
                    help="delete the cached kernels first (after editing flexmb's compiled helpers)")
+    p.add_argument("--jobs", "-j", type=_positive_int, default=None, metavar="N",
+                   help="warm-up models compiled in N worker processes (default: the number of CPU cores)")
     p.set_defaults(func=cmd_compile_kernels)
     p = sub.add_parser("modes", help="eigen-frequencies and a Craig-Bampton / free-free mode set of a mesh")
     p.add_argument("mesh", help="mesh file (Gmsh .msh, Abaqus .inp, ...)")

@@ -87,30 +87,54 @@ def _models():
         yield s
 
 
-def compile_kernels(verbose: bool = True) -> float:
-    """Compile (or load) every kernel; returns the wall time in seconds."""
+def _warm(k: int) -> tuple[int, str, float]:
+    """Evaluate warm-up model ``k`` of :func:`_models` (residual, matrix, energies, a short run, and an
+    adaptive one for the per-step compiled path); returns its index, element kinds and CPU seconds."""
     import warnings
 
     from flexmb.solvers.simulate import simulate
-    t0 = time.perf_counter()
-    rng = np.random.default_rng(0)
-    for k, system in enumerate(_models()):
-        asm = system.compile()
-        q0, v0 = asm.initial_state()
-        q = q0 + 0.01 * rng.standard_normal(q0.size)
-        v, a = rng.standard_normal((2, q0.size))
-        lam = rng.standard_normal(asm.m)
-        asm.step_end(q, v, lam, 0.1)
-        asm.residual(q, v, a, lam, 0.1, coef=(1.0, 0.5, 0.25, 0.25, 0.0))
-        asm.residual(q, v, a, lam, 0.1)
-        asm.kinetic_energy(q, v), asm.potential_energy(q, v), asm.nonconservative_power(q, v, 0.1)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+    c0 = time.process_time()
+    system = next(s for i, s in enumerate(_models()) if i == k)
+    rng = np.random.default_rng(k)
+    asm = system.compile()
+    q0, v0 = asm.initial_state()
+    q = q0 + 0.01 * rng.standard_normal(q0.size)
+    v, a = rng.standard_normal((2, q0.size))
+    lam = rng.standard_normal(asm.m)
+    asm.step_end(q, v, lam, 0.1)
+    asm.residual(q, v, a, lam, 0.1, coef=(1.0, 0.5, 0.25, 0.25, 0.0))
+    asm.residual(q, v, a, lam, 0.1)
+    asm.kinetic_energy(q, v), asm.potential_energy(q, v), asm.nonconservative_power(q, v, 0.1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for options in ({}, {"adaptive": True}):
             try:
-                simulate(system, 2e-4, 1e-4, progress=False)
+                simulate(system, 2e-4, 1e-4, progress=False, **options)
             except Exception:   # noqa: BLE001 - the warm-up models need not be solvable; evaluation compiled them
                 pass
+    kinds = sorted({type(x).__name__ for x in (*system.bodies, *system.joints, *system.forces)})
+    return k, ", ".join(kinds), time.process_time() - c0
+
+
+def compile_kernels(verbose: bool = True, jobs: int | None = None) -> float:
+    """Compile (or load) every kernel; returns the wall time in seconds. The warm-up models are spread
+    over ``jobs`` worker processes (default: the number of CPU cores; numba writes its cache files
+    race-free, so workers that compile the same kernel only duplicate work)."""
+    t0 = time.perf_counter()
+    n = sum(1 for _ in _models())
+    jobs = max(1, min(n, jobs or os.cpu_count() or 1))
+    if jobs == 1:
+        done = map(_warm, range(n))
+    else:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+        # the heaviest models (forces and contacts, then the flexible ones) first
+        order = sorted(range(n), key=lambda k: (k not in (0, n - 4), -k))
+        pool = ProcessPoolExecutor(jobs, mp_context=mp.get_context("fork"))
+        done = pool.map(_warm, order)
+    for k, kinds, cpu in done:
         if verbose:
-            kinds = sorted({type(x).__name__ for x in (*system.bodies, *system.joints, *system.forces)})
-            print(f"  model {k + 1}: {', '.join(kinds)} ({time.perf_counter() - t0:.1f} s)", flush=True)
+            print(f"  model {k + 1}: {kinds} ({cpu:.1f} s CPU; {time.perf_counter() - t0:.1f} s)", flush=True)
+    if jobs > 1:
+        pool.shutdown()
     return time.perf_counter() - t0

@@ -117,10 +117,15 @@ class CompiledRigidStep:
         while len(times) < n and t < done:
             t = t + min(h, h_max, t_end - t)
             times.append(t)
-        n = len(times)
-        values = np.zeros((n, 2, self.driven.size))
+        values = np.zeros((len(times), 2, self.driven.size))
         for k, tk in enumerate(times if self.driven.size else ()):
-            values[k, 0], values[k, 1] = np.concatenate([g.driver_terms(tk)[::2] for g, _ in self._drivers], axis=1)
+            try:
+                values[k, 0], values[k, 1] = np.concatenate([g.driver_terms(tk)[::2] for g, _ in self._drivers],
+                                                            axis=1)
+            except Exception:    # noqa: BLE001 - a driver that fails at t_k: the block ends before that step,
+                del times[k:]    # and the general step raises the driver's error there
+                break
+        n = len(times)
         nq, m = s.q.size, s.lam.size
         out = (np.empty(n), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, m)), np.empty(n),
                np.empty(n))
