@@ -29,7 +29,7 @@ import numpy as np
 from ..compiled.stepping import apply_increment, corrected_rates, newton_rhs, newton_weights, predict
 from ..errors import ConvergenceError, ModelError
 from .linalg import DENSE_LIMIT, SingularMatrixError, factorize
-from .rigid_step import CompiledRigidStep
+from .compiled_step import CompiledStep
 
 
 @dataclass(frozen=True)
@@ -110,8 +110,8 @@ class AlphaStepper:
         self._lu = None        # iteration matrix kept across steps (modified Newton)
         self._vrows = asm.nq + np.flatnonzero(asm.velocity_rows)    # velocity-constraint rows of the system
         self._lu_h = None
-        # rigid models: the whole step in one compiled call (flexmb/solvers/rigid_step.py)
-        self.compiled = CompiledRigidStep(asm) if CompiledRigidStep.qualifies(asm, self.reuse) else None
+        # models of bodies and joints: the whole step in one compiled call (flexmb/solvers/compiled_step.py)
+        self.compiled = CompiledStep(asm) if CompiledStep.qualifies(asm, self.reuse) else None
 
     def forget_matrix(self) -> None:
         self._lu = None

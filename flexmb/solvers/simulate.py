@@ -19,8 +19,8 @@ from .watch import EnergyWatch, energy_sample_every
 __all__ = ["simulate", "METHODS", "BLOCK_STEPS"]
 
 BLOCK_STEPS = 500
-"""Most steps taken in one compiled call by runs that can (fixed-step rigid models; the progress reporter and
-the saved rows see them after the call)."""
+"""Most steps taken in one compiled call by runs that can (fixed steps, models of bodies and joints:
+flexmb/solvers/compiled_step.py); the progress reporter and the saved rows see them after the call."""
 
 
 def _params(method: str, rho_inf: float, beta: float | None, gamma: float | None) -> AlphaParameters:
@@ -215,7 +215,7 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
             if energy_watch is not None and (last or (step_count // save_every) % energy_every == 0):
                 energy_watch.check(s.q, s.v, s.t, work_nc + work_drivers, h_last, s.t - t_start)
 
-    # fixed-step rigid runs take blocks of steps in one compiled call (flexmb/solvers/rigid_step.py)
+    # fixed-step runs of bodies and joints take blocks of steps in one compiled call (solvers/compiled_step.py)
     blocks = writer is None and run.can_advance()
     loop0 = _time.perf_counter()
     try:

@@ -130,16 +130,19 @@ class AlphaIntegrator:
         return h_try
 
     def can_advance(self) -> bool:
-        """Whether :meth:`advance` may take several steps in one compiled call: a rigid model on the
-        compiled step (flexmb/solvers/rigid_step.py), fixed steps at the nominal size, no velocity projection
-        and no contacts (the per-step work of :meth:`step` is then nothing but the driver power)."""
-        return (self.newton.compiled is not None and not self.adaptive and not self.velocity_projection
+        """Whether :meth:`advance` may take several steps in one compiled call: a model on the compiled step
+        (flexmb/solvers/compiled_step.py) without per-step stability checks, fixed steps at the nominal size,
+        no velocity projection and no contacts (the per-step work of :meth:`step` is then the powers of the
+        energy balance, which the compiled call computes)."""
+        c = self.newton.compiled
+        return (c is not None and c.blocks_allowed and not self.adaptive and not self.velocity_projection
                 and not self._contacts and self.h == self.h_nominal)
 
     def advance(self, n: int):
         """Take up to ``n`` steps in one compiled call (only when :meth:`can_advance`); returns the
-        :class:`~flexmb.solvers.rigid_step.StepBlock` with the work of the drivers added, or None when it
-        took no step. When ``block.failed``, the next attempt did not converge: :meth:`step` takes it."""
+        :class:`~flexmb.solvers.compiled_step.StepBlock` with the work of the energy balance added (trapezoidal,
+        as :meth:`step`), or None when it took no step. When ``block.failed``, the next attempt did not
+        converge: :meth:`step` takes it."""
         s = self.state
         block, iterations, factorizations = self.newton.compiled.run(
             s, n, self.t_end, self.h, self.h_max, self.newton.p, self.newton.tol, self.newton.max_iter, self.energy)
@@ -147,22 +150,24 @@ class AlphaIntegrator:
         self.newton.stats.factorizations += factorizations
         if block.n == 0:
             return None
-        k = block.n
         t_prev = np.concatenate([[s.t], block.t[:-1]])
+        dt = block.t - t_prev
         if self.energy:
-            p_prev = np.concatenate([[self.powers[1]], block.power[:-1]])
-            block.work_drivers = self.work_drivers + np.cumsum(0.5 * (block.t - t_prev) * (p_prev + block.power))
-            self.work_drivers = float(block.work_drivers[-1])
-            self.powers = (0.0, float(block.power[-1]))
+            p_nc = np.concatenate([[self.powers[0]], block.p_nc])
+            p_drv = np.concatenate([[self.powers[1]], block.p_drv])
+            block.work_nc = self.work_nc + np.cumsum(0.5 * dt * (p_nc[:-1] + p_nc[1:]))
+            block.work_drivers = self.work_drivers + np.cumsum(0.5 * dt * (p_drv[:-1] + p_drv[1:]))
+            self.work_nc, self.work_drivers = float(block.work_nc[-1]), float(block.work_drivers[-1])
+            self.powers = (float(block.p_nc[-1]), float(block.p_drv[-1]))
         else:
-            block.work_drivers = np.full(k, self.work_drivers)
-        block.work_nc = np.full(k, self.work_nc)
-        self.h_last = float(block.t[-1] - t_prev[-1])
-        self._stall.accepted(block.t - t_prev)
+            block.work_nc = np.full(block.n, self.work_nc)
+            block.work_drivers = np.full(block.n, self.work_drivers)
+        self.h_last = float(dt[-1])
+        self._stall.accepted(dt)
         self._recent.extend(zip(block.t[-3:], block.q[-3:]))
         self.state = StepState(float(block.t[-1]), block.q[-1], block.v[-1], block.vd[-1], block.a_last,
                                block.lam[-1])
-        self.stats["steps"] += k
+        self.stats["steps"] += block.n
         return block
 
     def _reject(self, h_try: float) -> None:

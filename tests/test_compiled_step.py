@@ -1,4 +1,4 @@
-"""The compiled rigid step (flexmb/compiled/rigid_step.py) against the general Newton step it repeats.
+"""The compiled step (flexmb/compiled/step.py) against the general Newton step it repeats.
 
 Both run the same arithmetic (residual, Newton matrix, increment, convergence test); they differ only in
 the order of floating-point operations of the LU (LAPACK getrf against the compiled sparse-skipping LU),
@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import flexmb as fm
-from flexmb.compiled.rigid_step import lu_factor, lu_solve
-from flexmb.solvers import rigid_step as rs
+from flexmb.compiled.step import lu_factor, lu_solve
+from flexmb.solvers import compiled_step as cs
 
 AGREE = 1e-10
 
@@ -51,7 +51,7 @@ def _every_kind() -> tuple[fm.System, list[str]]:
 
 def _run(monkeypatch, compiled: bool, **kw):
     if not compiled:
-        monkeypatch.setattr(rs.CompiledRigidStep, "qualifies", staticmethod(lambda asm, reuse: False))
+        monkeypatch.setattr(cs.CompiledStep, "qualifies", staticmethod(lambda asm, reuse: False))
     s, _ = _every_kind()
     with pytest.warns(UserWarning):          # the four-bar's redundant rows are switched off, with a warning
         res = fm.simulate(s, t_end=0.3, h=2e-3, **kw)
@@ -62,7 +62,7 @@ def _run(monkeypatch, compiled: bool, **kw):
 def test_every_kind_model_takes_the_compiled_step(monkeypatch):
     s, _ = _every_kind()
     asm = s.compile()
-    assert rs.CompiledRigidStep.qualifies(asm, reuse_matrix=False)
+    assert cs.CompiledStep.qualifies(asm, reuse_matrix=False)
     assert {g.kind for g in asm.groups} == {"point", "dot1", "dot2", "distance", "angle", "coordinate"}
 
 
@@ -83,21 +83,21 @@ def test_compiled_step_repeats_the_general_step(monkeypatch, kw):
 def test_models_with_forces_or_flexible_bodies_take_the_general_step():
     s, _ = _every_kind()
     s.add(fm.Force(s.bodies[0], (1.0, 0.0, 0.0), name="wind"))
-    assert not rs.CompiledRigidStep.qualifies(s.compile(), reuse_matrix=False)
+    assert not cs.CompiledStep.qualifies(s.compile(), reuse_matrix=False)
 
 
 def test_failed_compiled_step_reports_through_the_general_path(monkeypatch):
     """A step the compiled Newton iteration does not converge is taken again by the general path, which
     retries smaller steps and finally raises the ConvergenceError with its diagnostics."""
     calls = []
-    original = rs.CompiledRigidStep.step
+    original = cs.CompiledStep.step
 
     def spy(self, *args):
         out = original(self, *args)
         calls.append(out is None)
         return out
 
-    monkeypatch.setattr(rs.CompiledRigidStep, "step", spy)
+    monkeypatch.setattr(cs.CompiledStep, "step", spy)
     s = fm.System(gravity=(0.0, -9.81, 0.0))
     b = s.add(fm.RigidBody(1.0, (1e-3, 1e-3, 1e-3), position=(1.0, 0.0, 0.0), velocity=(0.0, 30.0, 0.0),
                            name="bob"))
@@ -119,3 +119,45 @@ def test_sparse_skipping_lu_solves_like_numpy():
     assert np.allclose(x, np.linalg.solve(A, b), rtol=1e-10, atol=1e-12)
     S = np.ones((3, 3))
     assert lu_factor(S, np.empty(3, dtype=np.int64)) < 1e-14      # singular
+
+
+def _flexible_model(kind: str) -> fm.System:
+    """A spinning-up flexible beam (modal with stiffening, or a nonlinear beam) on a driven hub, with a
+    rigid tip mass on a spherical joint and a second flexible body of other modal count hanging from it."""
+    n = 6
+    points = np.column_stack([np.linspace(0.0, 1.0, n + 1), np.zeros(n + 1), np.zeros(n + 1)])
+    mesh = fm.FEMesh(points, {"line": np.column_stack([np.arange(n), np.arange(1, n + 1)])},
+                     node_sets={"root": [0], "tip": [n]})
+    model = fm.FEModel(mesh, fm.Material(E=7e10, nu=0.3, rho=2700.0), sections=fm.BeamSection.rectangle(0.04, 0.02))
+    s = fm.System(gravity=(0.0, -9.81, 0.0), name=kind)
+    if kind == "modal":
+        modes = fm.craig_bampton(model, {"root": "root"}, n_modes=4, reference="root", stress=False)
+        beam = s.add(fm.FlexibleBody(modes, stiffening=True, damping=0.02, name="beam"))
+    else:
+        beam = s.add(fm.NonlinearBeam(model, "root", name="beam"))
+    hub = s.add(fm.Revolute(s.ground, beam, (0.0, 0.0, 0.0), (0.0, 0.0, 1.0), name="hub"))
+    s.add(fm.Driver(hub, angle=fm.TimeFunction.spin_up(3.0, 0.5), name="spin"))
+    tip = s.add(fm.RigidBody(0.2, (1e-4, 1e-4, 1e-4), position=(1.0, -0.1, 0.0), name="tip"))
+    s.add(fm.Spherical(beam, tip, (1.0, 0.0, 0.0), name="hook"))
+    modes2 = fm.craig_bampton(model, {"root": "root"}, n_modes=2, reference="root", stress=False)
+    arm = s.add(fm.FlexibleBody(modes2, position=(1.0, -0.1, 0.0), name="arm"))
+    s.add(fm.Revolute(tip, arm, (1.0, -0.1, 0.0), (0.0, 0.0, 1.0), name="elbow"))
+    return s
+
+
+@pytest.mark.parametrize("kind", ["modal", "nonlinear-beam"])
+def test_flexible_models_take_the_compiled_step(monkeypatch, kind):
+    """Modal bodies (stiffened, damped) and nonlinear beams, jointed to rigid bodies and to each other
+    (primitive groups of modal counts (0, m), (m, 0), (0, 2), ...), on the compiled step and in blocks:
+    the same trajectories, Newton counts and energy bookkeeping as the general step."""
+    s = _flexible_model(kind)
+    assert cs.CompiledStep.qualifies(s.compile(), reuse_matrix=False)
+    fast = fm.simulate(s, t_end=0.2, h=2e-3)
+    monkeypatch.setattr(cs.CompiledStep, "qualifies", staticmethod(lambda asm, reuse: False))
+    ref = fm.simulate(_flexible_model(kind), t_end=0.2, h=2e-3)
+    assert np.max(np.abs(fast.q - ref.q)) < AGREE
+    assert fast.stats["newton_iterations"] == ref.stats["newton_iterations"]
+    for key in ("work_nc", "work_drivers"):
+        got, want = getattr(fast, key), getattr(ref, key)
+        assert np.max(np.abs(got - want)) < 1e-9 * max(1.0, np.max(np.abs(want)))
+    assert np.max(np.abs(ref.work_drivers)) > 1e-3

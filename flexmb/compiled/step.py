@@ -1,0 +1,456 @@
+"""The whole generalized-alpha step in one compiled call, and blocks of such steps (docs/architecture.md §5).
+
+A model of rigid and flexible bodies (modal bodies, with or without stiffening; nonlinear beams) joined by
+joint primitives (every kind, drivers included) under gravity spends a time step almost entirely in
+per-call overhead when each Newton iteration calls a dozen compiled kernels from Python.
+:func:`alpha_step` runs the Newton iteration of one step in one call: the predictor, the residual
+``r = M vd - Q + Phi_q^T lambda`` and ``Phi`` through the same kernels as the general assembly
+(:func:`~flexmb.compiled.rigid.rigid_residual`, :func:`~flexmb.compiled.flexible.evaluate`, the
+``_<kind>_rows``/``_<kind>_hess`` kernels of :mod:`flexmb.compiled.joints`), the Newton matrix written
+into a dense array through the position maps of the fixed pattern (flexmb/sparsity.py), a dense LU with
+partial pivoting that skips the zeros of the iteration matrix, the increment and the convergence test of
+:meth:`flexmb.solvers.generalized_alpha.AlphaStepper.step`, whose arithmetic it repeats term by term
+(Arnold & Bruls 2007; constraint scaling of Bottasso, Dopico & Trainelli 2008). :func:`alpha_run` takes
+a block of fixed steps, with the driver and damping powers of the energy balance.
+
+The model is one tuple of arrays (built by :class:`flexmb.solvers.compiled_step.CompiledStep`):
+
+``(idx, mass, J, gravity, pos_body,`` rigid bodies (flexmb/compiled/rigid.py) and their block positions;
+``gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess,`` joint primitive groups: row g of
+``gtab`` is ``(kind, n, rows per instance, nx, m_i, modes of S, offset in gather/scatter, in u0, in S,
+first column of drive, first row, offset in the flat Jacobian, in the flat Hessian)``, kinds numbered in
+the order of ``flexmb.joints.kernels.ROWS`` (point, dot1, dot2, distance, angle, coordinate), the other
+arrays flat and concatenated group by group;
+``ftab, fdata, idata, wdata, ftabs, fidx, pos_flex,`` flexible-body groups: row f of ``ftab`` is
+``(offset, length) of its float, int and work buffers, first row and rows of its table in ftabs, n, m,
+offset in fidx, offset in pos_flex)`` (flexmb/compiled/flexible.py ``pack``);
+``ncols, pos_norm_jac, pos_norm_jacT, pos_norm_hess, pos_D, driver_rows)`` the Euler-parameter columns of
+every body (normalization rows last), the remaining block positions and the rows of driver constraints.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .flexible import energy as flexible_energy
+from .flexible import evaluate as flexible_evaluate
+from .joints import (_angle_hess, _angle_rows, _coordinate_hess, _coordinate_rows, _distance_hess,
+                     _distance_rows, _dot1_hess, _dot1_rows, _dot2_hess, _dot2_rows, _point_hess, _point_rows)
+from .rigid import rigid_residual
+from .scatter import add_at, add_scaled_at, add_transpose_product
+from .stepping import apply_increment, corrected_rates, newton_rhs, newton_weights, predict
+
+CONVERGED, NONFINITE_RESIDUAL, SINGULAR, NONFINITE_INCREMENT, NO_CONVERGENCE = 0, 1, 2, 3, 4
+"""Outcome codes of :func:`alpha_step`."""
+
+PIVOT_RATIO_MIN = 1e-14
+"""Smallest |pivot| ratio of a factorization accepted as regular (as flexmb.solvers.linalg's dense LU)."""
+
+
+# -- dense LU of a mostly-zero matrix -------------------------------------------------------------------------
+@njit(cache=True)
+def lu_factor(A, piv):
+    """In-place LU with partial pivoting (``P A = L U``, L unit lower) of a dense matrix that is mostly
+    zeros: each elimination step updates only the rows with a non-zero multiplier and the columns where
+    the pivot row is non-zero. Returns the ratio of the smallest to the largest |pivot| (0: singular)."""
+    n = A.shape[0]
+    cols = np.empty(n, dtype=np.int64)
+    lo, hi = np.inf, 0.0
+    for k in range(n):
+        p, big = k, abs(A[k, k])
+        for i in range(k + 1, n):
+            x = abs(A[i, k])
+            if x > big:
+                p, big = i, x
+        piv[k] = p
+        if p != k:
+            for j in range(n):
+                A[k, j], A[p, j] = A[p, j], A[k, j]
+        d = A[k, k]
+        if not np.isfinite(d):
+            return 0.0
+        lo, hi = min(lo, abs(d)), max(hi, abs(d))
+        if d == 0.0:
+            continue
+        nc = 0
+        for j in range(k + 1, n):
+            if A[k, j] != 0.0:
+                cols[nc] = j
+                nc += 1
+        for i in range(k + 1, n):
+            l = A[i, k]
+            if l != 0.0:
+                l /= d
+                A[i, k] = l
+                for c in range(nc):
+                    j = cols[c]
+                    A[i, j] -= l * A[k, j]
+    if n == 0:
+        return 1.0
+    return lo / max(hi, 1e-300)
+
+
+@njit(cache=True)
+def lu_solve(LU, piv, b, x):
+    """Solve ``A x = b`` with the factors of :func:`lu_factor` (x may be b)."""
+    n = LU.shape[0]
+    for i in range(n):
+        x[i] = b[i]
+    for k in range(n):
+        p = piv[k]
+        if p != k:
+            x[k], x[p] = x[p], x[k]
+    for i in range(n):
+        s = x[i]
+        for j in range(i):
+            if LU[i, j] != 0.0:
+                s -= LU[i, j] * x[j]
+        x[i] = s
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for j in range(i + 1, n):
+            if LU[i, j] != 0.0:
+                s -= LU[i, j] * x[j]
+        x[i] = s / LU[i, i]
+
+
+# -- joint primitive groups ----------------------------------------------------------------------------------
+@njit(cache=True)
+def _group(g, gtab, gather, scatter, u0, S, drive):
+    """Views of joint group g: kind, rows per instance, m_i, first row, gather, scatter (n, nx), u0 (n, 3, 3),
+    S (n, 3, 3, modes), drive (3, n)."""
+    kind, n, r, nx, mi, sm = gtab[g, 0], gtab[g, 1], gtab[g, 2], gtab[g, 3], gtab[g, 4], gtab[g, 5]
+    og, ou, os_, dc, row0 = gtab[g, 6], gtab[g, 7], gtab[g, 8], gtab[g, 9], gtab[g, 10]
+    return (kind, r, mi, row0, gather[og:og + n * nx].reshape((n, nx)), scatter[og:og + n * nx].reshape((n, nx)),
+            u0[ou:ou + 9 * n].reshape((n, 3, 3)), S[os_:os_ + 9 * n * sm].reshape((n, 3, 3, sm)),
+            drive[:, dc:dc + n])
+
+
+@njit(cache=True)
+def _rows(kind, qe, ve, gather, u0, S, mi, drive, phi, jac, gamma):
+    if kind == 0:
+        _point_rows(qe, ve, gather, u0, S, mi, drive, phi, jac, gamma)
+    elif kind == 1:
+        _dot1_rows(qe, ve, gather, u0, S, mi, drive, phi, jac, gamma)
+    elif kind == 2:
+        _dot2_rows(qe, ve, gather, u0, S, mi, drive, phi, jac, gamma)
+    elif kind == 3:
+        _distance_rows(qe, ve, gather, u0, S, mi, drive, phi, jac, gamma)
+    elif kind == 4:
+        _angle_rows(qe, ve, gather, u0, S, mi, drive, phi, jac, gamma)
+    else:
+        _coordinate_rows(qe, ve, gather, u0, S, mi, drive, phi, jac, gamma)
+
+
+@njit(cache=True)
+def _hess(kind, qe, gather, u0, S, mi, lam, H):
+    if kind == 0:
+        _point_hess(qe, gather, u0, S, mi, lam, H)
+    elif kind == 1:
+        _dot1_hess(qe, gather, u0, S, mi, lam, H)
+    elif kind == 2:
+        _dot2_hess(qe, gather, u0, S, mi, lam, H)
+    elif kind == 3:
+        _distance_hess(qe, gather, u0, S, mi, lam, H)
+    elif kind == 4:
+        _angle_hess(qe, gather, u0, S, mi, lam, H)
+    else:
+        _coordinate_hess(qe, gather, u0, S, mi, lam, H)
+
+
+@njit(cache=True)
+def _extended(q, v):
+    """``[q, ground]`` and ``[v, 0]``: the ground's fixed coordinates (position 0, p = (1, 0, 0, 0)) appended."""
+    nq = q.size
+    qe = np.zeros(nq + 7)
+    ve = np.zeros(nq + 7)
+    qe[:nq] = q
+    ve[:nq] = v
+    qe[nq + 3] = 1.0
+    return qe, ve
+
+
+@njit(cache=True)
+def joint_rows(q, v, model, phi, jac):
+    """``Phi`` and its Jacobian (flat, group by group) of every joint row at ``(q, v)``; returns the extended
+    coordinates and velocities."""
+    gtab, gather, scatter, u0, S, drive = model[5], model[6], model[7], model[8], model[9], model[10]
+    qe, ve = _extended(q, v)
+    gam = np.empty(phi.size)
+    for g in range(gtab.shape[0]):
+        kind, r, mi, row0, gg, sg, ug, Sg, dg = _group(g, gtab, gather, scatter, u0, S, drive)
+        n, nx, oj = gg.shape[0], gg.shape[1], gtab[g, 11]
+        _rows(kind, qe, ve, gg, ug, Sg, mi, dg, phi[row0:row0 + n * r], jac[oj:oj + n * r * nx].reshape((n * r, nx)),
+              gam[row0:row0 + n * r])
+    return qe, ve
+
+
+# -- the equations -----------------------------------------------------------------------------------------
+@njit(cache=True)
+def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, r, phi, vals):
+    """Residual ``r`` (nq), constraint values ``phi`` (m: joint rows, then one normalization row per body)
+    and, when ``with_matrix``, the Newton matrix ``[[cM M + cC C + cK K + cH H, Phi_q^T], [Phi_q, D]]``
+    added into ``vals`` (flat, zeroed by the caller) at the pattern positions. Rows with ``act`` False are
+    switched off (zero row, 1 on the diagonal), as in ``Assembly.residual``."""
+    (idx, mass, J, gravity, pos_body, gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess,
+     ftab, fdata, idata, wdata, ftabs, fidx, pos_flex, ncols, pos_norm_jac, pos_norm_jacT, pos_norm_hess,
+     pos_D, driver_rows) = model
+    nq = q.size
+    nb = ncols.shape[0]
+    m = phi.size
+    mj = m - nb
+    lam_act = np.empty(m)
+    for i in range(m):
+        lam_act[i] = lam[i] if act[i] else 0.0
+    r[:] = 0.0
+    # rigid bodies
+    rb = np.empty((idx.shape[0], 7))
+    blk = np.empty((idx.shape[0], 7, 7))
+    rigid_residual(q, v, vd, idx, mass, J, gravity, cM, cC, cK, with_matrix, rb, blk)
+    add_at(r, idx.reshape(-1), rb.reshape(-1))
+    if with_matrix:
+        add_at(vals, pos_body, blk.reshape(-1))
+    # flexible-body groups
+    for f in range(ftab.shape[0]):
+        n, mm, oi, op = ftab[f, 8], ftab[f, 9], ftab[f, 10], ftab[f, 11]
+        k = 7 + mm
+        rf = np.empty((n, k))
+        bf = np.empty((n if with_matrix else 0, k, k))
+        flexible_evaluate(q, v, vd, fdata[ftab[f, 0]:ftab[f, 0] + ftab[f, 1]],
+                          idata[ftab[f, 2]:ftab[f, 2] + ftab[f, 3]], wdata[ftab[f, 4]:ftab[f, 4] + ftab[f, 5]],
+                          ftabs[ftab[f, 6]:ftab[f, 6] + ftab[f, 7]], cM, cC, cK, with_matrix, rf, bf,
+                          np.zeros((0, 6 + mm)), np.zeros((0, 6 + mm, 3)), np.zeros((0, 6 + mm, 3)),
+                          np.zeros((0, 6 + mm, 3)), np.zeros((0, 6 + mm, mm)), np.zeros((0, 6 + mm, mm)),
+                          np.zeros((0, 6 + mm, mm)), np.zeros((0, 3, 3)), np.zeros((0, 3, 4)))
+        add_at(r, fidx[oi:oi + n * k], rf.reshape(-1))
+        if with_matrix:
+            add_at(vals, pos_flex[op:op + n * k * k], bf.reshape(-1))
+    # joint primitives, one kernel per group
+    jac = np.empty(pos_jac.size)
+    H = np.empty(pos_hess.size)
+    qe, ve = joint_rows(q, v, model, phi, jac)
+    for g in range(gtab.shape[0]):
+        kind, rr, mi, row0, gg, sg, ug, Sg, dg = _group(g, gtab, gather, scatter, u0, S, drive)
+        n, nx, oj, oh = gg.shape[0], gg.shape[1], gtab[g, 11], gtab[g, 12]
+        rows = slice(row0, row0 + n * rr)
+        jg = jac[oj:oj + n * rr * nx].reshape((n * rr, nx))
+        for i in range(n * rr):
+            if not act[row0 + i]:
+                jg[i, :] = 0.0
+        add_transpose_product(r, sg, jg, lam_act[rows], act[rows])
+        if with_matrix and cH != 0.0:
+            _hess(kind, qe, gg, ug, Sg, mi, lam_act[rows], H[oh:oh + n * nx * nx].reshape((n, nx, nx)))
+    for i in range(mj):
+        if not act[i]:
+            phi[i] = 0.0
+    # Euler-parameter normalization (p.p - 1)/2 = 0
+    for bb in range(nb):
+        row = mj + bb
+        s = 0.0
+        for c in range(4):
+            s += q[ncols[bb, c]] * q[ncols[bb, c]]
+        phi[row] = 0.5 * (s - 1.0) if act[row] else 0.0
+        for c in range(4):
+            r[ncols[bb, c]] += lam_act[row] * q[ncols[bb, c]]
+    if not with_matrix:
+        return
+    add_at(vals, pos_jac, jac)
+    add_at(vals, pos_jacT, jac)
+    if cH != 0.0:
+        add_scaled_at(vals, pos_hess, H, cH)
+    for bb in range(nb):
+        row = mj + bb
+        w = 1.0 if act[row] else 0.0
+        for c in range(4):
+            p = q[ncols[bb, c]] * w
+            k = pos_norm_jac[4 * bb + c]
+            if k >= 0:
+                vals[k] += p
+            k = pos_norm_jacT[4 * bb + c]
+            if k >= 0:
+                vals[k] += p
+            k = pos_norm_hess[16 * bb + 5 * c]
+            if k >= 0:
+                vals[k] += cH * lam_act[row]
+    for i in range(m):
+        if not act[i] and pos_D[i] >= 0:
+            vals[pos_D[i]] += 1.0
+
+
+# -- one step ----------------------------------------------------------------------------------------------
+@njit(cache=True)
+def alpha_step(q0, v0, vd0, a0, lam0, h, am, af, beta, gamma, tol, q_tol, use_q_tol, max_iter, act, model,
+               q, v, vd, a, lam, stats):
+    """One generalized-alpha step of size h from ``(q0, v0, vd0, a0, lam0)`` into ``(q, v, vd, a, lam)``;
+    the model's ``drive`` holds the drivers' f and f'' at the step's end. Returns an outcome code
+    (``CONVERGED``, ...); ``stats`` gets ``[newton iterations, factorizations, last increment norm]``."""
+    nq = q0.size
+    m = lam0.size
+    n = nq + m
+    qp, vp, vdp = np.empty(nq), np.empty(nq), np.empty(nq)
+    predict(q0, v0, vd0, a0, h, am, beta, gamma, qp, vp, vdp)
+    bp = (1.0 - am) / (beta * h * h * (1.0 - af))
+    gp = gamma / (beta * h)
+    scale = beta * h * h
+    cM, cC, cK, cH = (1.0 - am) / (1.0 - af), gamma * h, scale, scale
+    q[:] = qp
+    v[:] = vp
+    vd[:] = vdp
+    lam[:] = lam0
+    wq = np.empty(nq)
+    newton_weights(qp, tol, q_tol, use_q_tol, 100.0 * 2.220446049250313e-16, wq)
+    r = np.empty(nq)
+    phi = np.empty(m)
+    rhs = np.empty(n)
+    dx = np.empty(n)
+    vals = np.zeros(n * n)
+    LU = vals.reshape((n, n))
+    piv = np.empty(n, dtype=np.int64)
+    have_lu = False
+    prev = np.inf
+    stats[0] = 0.0
+    stats[1] = 0.0
+    for it in range(1, max_iter + 1):
+        need = not have_lu
+        if need:
+            vals[:] = 0.0
+        equations(q, v, vd, lam, act, need, cM, cC, cK, cH, model, r, phi, vals)
+        if not newton_rhs(r, phi, scale, rhs):
+            return NONFINITE_RESIDUAL
+        if need:
+            if not lu_factor(LU, piv) > PIVOT_RATIO_MIN:
+                return SINGULAR
+            stats[1] += 1.0
+            have_lu = True
+        lu_solve(LU, piv, rhs, dx)
+        stats[0] += 1.0
+        err = apply_increment(dx, scale, wq, q, lam)
+        stats[2] = err
+        if not np.isfinite(err):
+            return NONFINITE_INCREMENT
+        corrected_rates(q, qp, vp, vdp, gp, bp, v, vd)
+        theta = err / prev if it > 1 else 1.0
+        if err <= 1.0:        # a fresh matrix every step: the increment test alone (AlphaStepper.step)
+            for i in range(nq):
+                a[i] = ((1.0 - af) * vd[i] + af * vd0[i] - am * a0[i]) / (1.0 - am)
+            return CONVERGED
+        if it > 1 and theta > 0.5:
+            have_lu = False    # slow contraction: refresh the iteration matrix
+        prev = err
+    return NO_CONVERGENCE
+
+
+# -- per-step quantities of the energy balance and the redundancy check ---------------------------------------
+@njit(cache=True)
+def powers(q, v, lam, act, model):
+    """``(non-conservative power, driver power)`` (W) at an accepted state: the modal damping of the flexible
+    bodies ``-sum eta_d^T D eta_d`` and ``-sum lambda_d (Phi_q,d v)`` over the active driver rows (as
+    ``Assembly.step_end``)."""
+    ftab, fdata, idata, wdata, ftabs = model[14], model[15], model[16], model[17], model[18]
+    gtab, gather, driver_rows = model[5], model[6], model[26]
+    p_nc = 0.0
+    for f in range(ftab.shape[0]):
+        p_nc += flexible_energy(v, v, fdata[ftab[f, 0]:ftab[f, 0] + ftab[f, 1]],
+                                idata[ftab[f, 2]:ftab[f, 2] + ftab[f, 3]], wdata[ftab[f, 4]:ftab[f, 4] + ftab[f, 5]],
+                                ftabs[ftab[f, 6]:ftab[f, 6] + ftab[f, 7]], 3, np.zeros(0))
+    if driver_rows.size == 0:
+        return p_nc, 0.0
+    nb = model[21].shape[0]
+    jac = np.empty(model[11].size)
+    phi = np.empty(lam.size - nb)
+    qe, ve = joint_rows(q, v, model, phi, jac)
+    p_drv = 0.0
+    for k in range(driver_rows.size):
+        row = driver_rows[k]
+        if not act[row]:
+            continue
+        for g in range(gtab.shape[0]):        # the group, instance and Jacobian row of this row
+            n, rr, nx, row0 = gtab[g, 1], gtab[g, 2], gtab[g, 3], gtab[g, 10]
+            if row0 <= row < row0 + n * rr:
+                inst = (row - row0) // rr
+                base = gtab[g, 11] + (row - row0) * nx
+                s = 0.0
+                for x in range(nx):
+                    s += jac[base + x] * ve[gather[gtab[g, 6] + inst * nx + x]]
+                p_drv -= lam[row] * s
+    return p_nc, p_drv
+
+
+@njit(cache=True)
+def switched_off_violation(q, off_rows, model):
+    """Largest |Phi| of the rows ``off_rows`` (switched off as redundant) at ``q`` (with v = 0)."""
+    ncols = model[21]
+    nb = ncols.shape[0]
+    mj = 0
+    gtab = model[5]
+    for g in range(gtab.shape[0]):
+        mj = max(mj, gtab[g, 10] + gtab[g, 1] * gtab[g, 2])
+    phi = np.empty(mj + nb)
+    jac = np.empty(model[11].size)
+    joint_rows(q, np.zeros(q.size), model, phi[:mj], jac)
+    for bb in range(nb):
+        s = 0.0
+        for c in range(4):
+            s += q[ncols[bb, c]] * q[ncols[bb, c]]
+        phi[mj + bb] = 0.5 * (s - 1.0)
+    worst = 0.0
+    for k in range(off_rows.size):
+        worst = max(worst, abs(phi[off_rows[k]]))
+    return worst
+
+
+# -- a block of fixed steps ---------------------------------------------------------------------------------
+@njit(cache=True)
+def alpha_run(n_steps, t0, t_end, h, h_max, q0, v0, vd0, a0, lam0, am, af, beta, gamma, tol, max_iter, act,
+              driven, drive_values, energy, off_rows, model,
+              out_t, out_q, out_v, out_vd, out_lam, out_pnc, out_pdrv, out_off, last_a, stats):
+    """Up to ``n_steps`` fixed steps (size ``min(h, h_max, t_end - t)``, as ``AlphaIntegrator``) from the
+    state at ``t0``, each state into row k of ``out_*``: time, q, v, vd, lambda, the non-conservative and
+    driver powers (when ``energy``) and the largest |Phi| of the rows switched off as redundant
+    (``off_rows``). ``drive_values`` (n_steps, 2, len(driven)) are f and f'' of the driven instances
+    ``driven`` (columns of the model's ``drive``) at each step's end. Returns ``(steps taken, outcome of the
+    last attempt)``; ``last_a`` gets the algorithmic acceleration of the last state, ``stats`` the Newton
+    iterations and factorizations."""
+    drive = model[10]
+    nq, m = q0.size, lam0.size
+    q, v, vd, a, lam = q0.copy(), v0.copy(), vd0.copy(), a0.copy(), lam0.copy()
+    q1, v1, vd1, a1, lam1 = np.empty(nq), np.empty(nq), np.empty(nq), np.empty(nq), np.empty(m)
+    st = np.zeros(3)
+    t = t0
+    done_tol = 1e-12 * max(1.0, abs(t_end))
+    no_q_tol = np.empty(0)
+    taken = n_steps
+    code = CONVERGED
+    for k in range(n_steps):
+        if t >= t_end - done_tol:
+            taken = k
+            break
+        h_try = min(h, h_max, t_end - t)
+        for c in range(driven.size):
+            drive[0, driven[c]] = drive_values[k, 0, c]
+            drive[1, driven[c]] = drive_values[k, 1, c]
+        code = alpha_step(q, v, vd, a, lam, h_try, am, af, beta, gamma, tol, no_q_tol, False, max_iter, act,
+                          model, q1, v1, vd1, a1, lam1, st)
+        stats[0] += st[0]
+        stats[1] += st[1]
+        if code != CONVERGED:
+            taken = k
+            break
+        t = t + h_try
+        q, q1 = q1, q
+        v, v1 = v1, v
+        vd, vd1 = vd1, vd
+        a, a1 = a1, a
+        lam, lam1 = lam1, lam
+        out_t[k] = t
+        out_q[k] = q
+        out_v[k] = v
+        out_vd[k] = vd
+        out_lam[k] = lam
+        if energy:
+            out_pnc[k], out_pdrv[k] = powers(q, v, lam, act, model)
+        else:
+            out_pnc[k], out_pdrv[k] = 0.0, 0.0
+        out_off[k] = switched_off_violation(q, off_rows, model) if off_rows.size else 0.0
+        last_a[:] = a
+    return taken, code

@@ -1,0 +1,158 @@
+"""The compiled time step: which models qualify, and the arrays it runs on.
+
+:class:`CompiledStep` packs a compiled model's bodies, joint primitives and the position maps of its
+Newton-matrix pattern once (the model tuple of :mod:`flexmb.compiled.step`), and then takes a whole
+generalized-alpha step in one compiled call, or a block of fixed steps in one call. A model qualifies when
+it has rigid bodies and flexible bodies (modal, with or without stiffening, or nonlinear beams), joint
+primitives between them (drivers included), gravity, and no force elements, velocity constraints or joints
+at stiffened interfaces, and its iteration matrix is small enough for the dense path
+(``nq + m <= DENSE_LIMIT``). Everything else takes the general step of
+:class:`~flexmb.solvers.generalized_alpha.AlphaStepper`; a step the compiled call does not converge is taken
+again there, which retries it or raises the failure with its diagnostics.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..bodies.flexible import FlexibleBody
+from ..bodies.rigid import RigidBody
+from ..joints.kernels import ROWS, SLOTS
+from .linalg import DENSE_LIMIT
+
+__all__ = ["CompiledStep", "StepBlock"]
+
+
+class StepBlock:
+    """States of consecutive accepted steps taken in one compiled call: row k of ``t`` (s), ``q``, ``v``,
+    ``vd``, ``lam`` is the state after step k; ``p_nc``, ``p_drv`` the non-conservative and driver powers
+    there (W), ``off`` the largest |Phi| of the rows switched off as redundant; ``failed``: the attempt after
+    the last row did not converge (the caller takes that step on the general path)."""
+
+    def __init__(self, n, t, q, v, vd, lam, a_last, p_nc, p_drv, off, failed):
+        self.n, self.t, self.q, self.v, self.vd, self.lam = n, t, q, v, vd, lam
+        self.a_last, self.p_nc, self.p_drv, self.off, self.failed = a_last, p_nc, p_drv, off, failed
+        self.work_nc = self.work_drivers = None     # filled by AlphaIntegrator.advance
+
+
+class CompiledStep:
+    """The model tuple of one compiled System for :mod:`flexmb.compiled.step`."""
+
+    def __init__(self, asm):
+        self.asm = asm
+        h, dense = asm._h, asm.pattern.dense_positions
+        rigid = asm.rigid
+        kinds = list(ROWS)
+        empty_i, empty_f = np.zeros(0, dtype=np.int64), np.zeros(0)
+        # joint primitive groups, flat and concatenated (compiled/step.py: gtab)
+        gtab, gather, scatter, u0, S, drive = [], [], [], [], [], []
+        self._drivers = []          # (group, columns of drive) of groups with driven instances
+        og = ou = os_ = dc = oj = oh = 0
+        for g in asm.groups:
+            n, nx, sm = g.n, g.nx, g.S.shape[3]
+            gtab.append((kinds.index(g.kind), n, g.r, nx, g.n_modes[0], sm, og, ou, os_, dc, int(g.rows[0]), oj, oh))
+            gather.append(g.gather.reshape(-1))
+            scatter.append(g.scatter.reshape(-1))
+            slots = len(SLOTS[g.kind])
+            u = np.zeros((n, 3, 3))
+            u[:, :slots] = g.u0
+            s = np.zeros((n, 3, 3, sm))
+            s[:, :slots] = g.S
+            u0.append(u.reshape(-1))
+            S.append(s.reshape(-1))
+            drive.append(g.drive)
+            if g.drivers:
+                self._drivers.append((g, dc + g.driven))
+            og, ou, os_, dc = og + n * nx, ou + 9 * n, os_ + 9 * n * sm, dc + n
+            oj, oh = oj + n * g.r * nx, oh + n * nx * nx
+        cat = np.concatenate
+        self.drive = cat(drive, axis=1) if drive else np.zeros((3, 0))
+        # flexible-body groups (compiled/flexible.py pack buffers), flat and concatenated
+        ftab, fdata, idata, wdata, ftabs, fidx, pos_flex = [], [], [], [], [], [], []
+        offs = np.zeros(6, dtype=np.int64)
+        for fg, hf in zip(asm.flexible, h["flexible"]):
+            k = 7 + fg.m
+            ftab.append((offs[0], fg._fdata.size, offs[1], fg._idata.size, offs[2], fg._wdata.size, offs[3],
+                         fg._tab.shape[0], fg.n, fg.m, offs[4], offs[5]))
+            fdata.append(fg._fdata)
+            idata.append(fg._idata)
+            wdata.append(fg._wdata.copy())
+            ftabs.append(fg._tab)
+            fidx.append(fg.idx.reshape(-1))
+            pos_flex.append(dense[hf])
+            offs += (fg._fdata.size, fg._idata.size, fg._wdata.size, fg._tab.shape[0], fg.n * k, fg.n * k * k)
+        self.model = (
+            rigid.idx, rigid.m, rigid.J, rigid.gravity, dense[h["body"]],
+            np.array(gtab, dtype=np.int64).reshape(-1, 13), cat(gather or [empty_i]), cat(scatter or [empty_i]),
+            cat(u0 or [empty_f]), cat(S or [empty_f]), self.drive,
+            cat([dense[x] for x in h["jac"]] or [empty_i]), cat([dense[x] for x in h["jacT"]] or [empty_i]),
+            cat([dense[x] for x in h["hess"]] or [empty_i]),
+            np.array(ftab, dtype=np.int64).reshape(-1, 12), cat(fdata or [empty_f]), cat(idata or [empty_i]),
+            cat(wdata or [empty_f]), cat(ftabs) if ftabs else np.zeros((0, 6), dtype=np.int64),
+            cat(fidx or [empty_i]), cat(pos_flex or [empty_i]),
+            asm.norm.cols, dense[h["norm_jac"]], dense[h["norm_jacT"]], dense[h["norm_hess"]], dense[h["D"]],
+            np.flatnonzero(asm.driver_rows).astype(np.int64))
+        self.driven = cat([cols for _, cols in self._drivers] or [empty_i])
+        self.blocks_allowed = not asm._stability_bodies      # the stability check runs after each step, in Python
+        from ..compiled import step
+        self._step, self._run, self.CONVERGED = step.alpha_step, step.alpha_run, step.CONVERGED
+        self.stats = np.zeros(3)
+
+    @staticmethod
+    def qualifies(asm, reuse_matrix: bool) -> bool:
+        """Whether a compiled model can take the compiled step (see the module's docstring)."""
+        s = asm.system
+        return (not reuse_matrix and asm.nq + asm.m <= DENSE_LIMIT and not s.forces
+                and all(isinstance(b, (RigidBody, FlexibleBody)) for b in s.bodies)
+                and not any(g._python_structures for g in asm.flexible)
+                and asm.nonholonomic.m == 0 and not asm.interface_loads)
+
+    def _set_drivers(self, t: float) -> None:
+        for g, cols in self._drivers:
+            f, _, fa = g.driver_terms(t)
+            self.drive[0, cols], self.drive[1, cols] = f, fa
+
+    def step(self, s, h: float, params, tol: float, max_iter: int, q_tol):
+        """The step of size h from state ``s`` as ``(q, v, vd, a, lam, iterations, factorizations)``, or
+        None when its Newton iteration fails (the caller repeats it on the general path)."""
+        self._set_drivers(s.t + h)
+        nq, m = s.q.size, s.lam.size
+        q, v, vd, a, lam = np.empty(nq), np.empty(nq), np.empty(nq), np.empty(nq), np.empty(m)
+        use_q_tol = q_tol is not None
+        code = self._step(s.q, s.v, s.vd, s.a, s.lam, h, params.alpha_m, params.alpha_f, params.beta, params.gamma,
+                          tol, q_tol if use_q_tol else s.q, use_q_tol, max_iter, self.asm.active, self.model,
+                          q, v, vd, a, lam, self.stats)
+        if code != self.CONVERGED:
+            return None
+        return q, v, vd, a, lam, int(self.stats[0]), int(self.stats[1])
+
+    def run(self, s, n: int, t_end: float, h: float, h_max: float, params, tol: float, max_iter: int,
+            energy: bool) -> tuple[StepBlock, int, int]:
+        """Up to ``n`` fixed steps from state ``s`` in one compiled call, with the step sizes of
+        ``AlphaIntegrator`` (``min(h, h_max, t_end - t)``); returns the block, Newton iterations and
+        factorizations. The drivers' functions are evaluated here, at the end times of the steps; a block
+        ends before a step whose driver function fails (the general step then raises its error)."""
+        times, t = [], s.t
+        done = t_end - 1e-12 * max(1.0, abs(t_end))
+        while len(times) < n and t < done:
+            t = t + min(h, h_max, t_end - t)
+            times.append(t)
+        values = np.zeros((len(times), 2, self.driven.size))
+        for k, tk in enumerate(times if self.driven.size else ()):
+            try:
+                values[k, 0], values[k, 1] = np.concatenate([g.driver_terms(tk)[::2] for g, _ in self._drivers],
+                                                            axis=1)
+            except Exception:    # noqa: BLE001 - the general step raises it, with the states so far kept
+                del times[k:]
+                break
+        n = len(times)
+        nq, m = s.q.size, s.lam.size
+        out = (np.empty(n), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, m)), np.empty(n),
+               np.empty(n), np.empty(n))
+        a_last = s.a.copy()
+        off_rows = np.flatnonzero(~self.asm.active).astype(np.int64)
+        stats = np.zeros(2)
+        k, code = self._run(n, s.t, t_end, h, h_max, s.q, s.v, s.vd, s.a, s.lam, params.alpha_m, params.alpha_f,
+                            params.beta, params.gamma, tol, max_iter, self.asm.active, self.driven, values, energy,
+                            off_rows, self.model, *out, a_last, stats)
+        block = StepBlock(k, *(x[:k] for x in out[:5]), a_last, *(x[:k] for x in out[5:]), code != self.CONVERGED)
+        return block, int(stats[0]), int(stats[1])
