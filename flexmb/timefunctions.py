@@ -18,6 +18,9 @@ from .errors import ModelError
 
 __all__ = ["TimeFunction", "as_time_function"]
 
+_PLAIN = (float, np.float64)
+"""Values a time function may return that :meth:`TimeFunction.sample` takes without the per-value checks."""
+
 
 class TimeFunction:
     """``f(t)`` with derivatives ``df(t)`` and ``ddf(t)``.
@@ -68,6 +71,26 @@ class TimeFunction:
 
     def __call__(self, t: float) -> float:
         return self.value(t)
+
+    def sample(self, times) -> tuple[np.ndarray, np.ndarray, int]:
+        """``f`` and ``f''`` at each of ``times`` (s) for a block of steps taken in one compiled call, and the
+        number of leading times at which both are valid. Plain floats returned by the functions are taken as
+        they are (one call each, no per-value checks); anything else goes through the checked
+        :meth:`value` / :meth:`acceleration`, and the first time at which those raise ends the valid part
+        (the caller steps there on the general path, which raises the error with its message)."""
+        n = len(times)
+        f, a = np.empty(n), np.empty(n)
+        fast = self._ddf is not None
+        for k, t in enumerate(times):
+            try:
+                x = self._f(t)
+                y = self._ddf(t) if fast else None
+                if not (type(x) in _PLAIN and type(y) in _PLAIN and math.isfinite(x) and math.isfinite(y)):
+                    x, y = self.value(t), self.acceleration(t)
+            except Exception:   # noqa: BLE001 - reported with its context by the general step at this time
+                return f, a, k
+            f[k], a[k] = x, y
+        return f, a, n
 
     # -- common profiles -------------------------------------------------
     @classmethod

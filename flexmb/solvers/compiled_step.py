@@ -137,14 +137,13 @@ class CompiledStep:
             t = t + min(h, h_max, t_end - t)
             times.append(t)
         values = np.zeros((len(times), 2, self.driven.size))
-        for k, tk in enumerate(times if self.driven.size else ()):
-            try:
-                values[k, 0], values[k, 1] = np.concatenate([g.driver_terms(tk)[::2] for g, _ in self._drivers],
-                                                            axis=1)
-            except Exception:    # noqa: BLE001 - the general step raises it, with the states so far kept
-                del times[k:]
-                break
-        n = len(times)
+        n, c = len(times), 0
+        for g, _ in self._drivers:
+            for d in g.drivers:         # a block ends before a time at which a driver function fails
+                f, fa, ok = d.sample(times[:n])
+                n = min(n, ok)
+                values[:n, 0, c], values[:n, 1, c] = f[:n], fa[:n]
+                c += 1
         nq, m = s.q.size, s.lam.size
         out = (np.empty(n), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, m)), np.empty(n),
                np.empty(n), np.empty(n))
