@@ -24,8 +24,12 @@ arrays flat and concatenated group by group;
 ``ftab, fdata, idata, wdata, ftabs, fidx, pos_flex,`` flexible-body groups: row f of ``ftab`` is
 ``(offset, length) of its float, int and work buffers, first row and rows of its table in ftabs, n, m,
 offset in fidx, offset in pos_flex)`` (flexmb/compiled/flexible.py ``pack``);
-``ncols, pos_norm_jac, pos_norm_jacT, pos_norm_hess, pos_D, driver_rows)`` the Euler-parameter columns of
-every body (normalization rows last), the remaining block positions and the rows of driver constraints.
+``ncols, pos_norm_jac, pos_norm_jacT, pos_norm_hess, pos_D, driver_rows,`` the Euler-parameter columns of
+every body (normalization rows last), the remaining block positions and the rows of driver constraints;
+``stab, sgather, sscatter, svec, sshp, sk, sc, sx0, sref, ssides, pos_spring)`` scalar spring-damper groups
+(flexmb/forces/springs.py): row s of ``stab`` is ``(measure code, n, nx, m_i, m_j, modes of the shapes,
+offset in sgather/sscatter, in svec, in sshp, in the per-instance parameters k, c, x0, sref, in pos_spring)``,
+``sref`` the unwrapping reference of angle measures (history, updated at accepted steps).
 """
 from __future__ import annotations
 
@@ -33,6 +37,7 @@ import numpy as np
 from numba import njit
 
 from .flexible import energy as flexible_energy
+from .forces import ANGLE, measure_kernel, spring_kernel
 from .flexible import evaluate as flexible_evaluate
 from .joints import (_angle_hess, _angle_rows, _coordinate_hess, _coordinate_rows, _distance_hess,
                      _distance_rows, _dot1_hess, _dot1_rows, _dot2_hess, _dot2_rows, _point_hess, _point_rows)
@@ -171,18 +176,49 @@ def _extended(q, v):
 
 
 @njit(cache=True)
-def joint_rows(q, v, model, phi, jac):
-    """``Phi`` and its Jacobian (flat, group by group) of every joint row at ``(q, v)``; returns the extended
-    coordinates and velocities."""
+def joint_rows(qe, ve, model, phi, jac):
+    """``Phi`` and its Jacobian (flat, group by group) of every joint row at the extended coordinates and
+    velocities ``qe``, ``ve``."""
     gtab, gather, scatter, u0, S, drive = model[5], model[6], model[7], model[8], model[9], model[10]
-    qe, ve = _extended(q, v)
     gam = np.empty(phi.size)
     for g in range(gtab.shape[0]):
         kind, r, mi, row0, gg, sg, ug, Sg, dg = _group(g, gtab, gather, scatter, u0, S, drive)
         n, nx, oj = gg.shape[0], gg.shape[1], gtab[g, 11]
         _rows(kind, qe, ve, gg, ug, Sg, mi, dg, phi[row0:row0 + n * r], jac[oj:oj + n * r * nx].reshape((n * r, nx)),
               gam[row0:row0 + n * r])
-    return qe, ve
+
+
+@njit(cache=True)
+def _spring_group(sg, model):
+    """Views of spring group sg: code, m_i, m_j, gather, scatter (n, nx), vectors (n, 4, 3), shapes
+    (n, 4, 3, modes), sides (4,), k, c, x0, unwrapping reference (n,) and block positions (n nx nx)."""
+    stab, sgather, sscatter, svec, sshp = model[27], model[28], model[29], model[30], model[31]
+    code, n, nx, mi, mj, sm = stab[sg, 0], stab[sg, 1], stab[sg, 2], stab[sg, 3], stab[sg, 4], stab[sg, 5]
+    og, ov, osh, op, opos = stab[sg, 6], stab[sg, 7], stab[sg, 8], stab[sg, 9], stab[sg, 10]
+    par = slice(op, op + n)
+    return (code, mi, mj, sgather[og:og + n * nx].reshape((n, nx)), sscatter[og:og + n * nx].reshape((n, nx)),
+            svec[ov:ov + 12 * n].reshape((n, 4, 3)), sshp[osh:osh + 12 * n * sm].reshape((n, 4, 3, sm)),
+            model[36][sg], model[32][par], model[33][par], model[34][par], model[35][par],
+            model[37][opos:opos + n * nx * nx])
+
+
+@njit(cache=True)
+def accept_springs(q, v, model):
+    """After an accepted step: the unwrapping reference of angle springs moves to their angles there (as
+    ``ScalarSpringGroup.accept``); returns the dampers' power ``-sum c x_dot^2`` (W)."""
+    qe, ve = _extended(q, v)
+    P = 0.0
+    for sg in range(model[27].shape[0]):
+        code, mi, mj, gg, sc_, vec, shp, sides, k, c, x0, ref, pos = _spring_group(sg, model)
+        n, nx = gg.shape
+        x, xd = np.empty(n), np.empty(n)
+        measure_kernel(code, qe, ve, gg, vec, shp, sides, mi, mj, ref, False, x, xd, np.empty((n, nx)),
+                       np.empty((0, nx, nx)))
+        for i in range(n):
+            P -= c[i] * xd[i] * xd[i]
+            if code == ANGLE:
+                ref[i] = x[i]
+    return P
 
 
 # -- the equations -----------------------------------------------------------------------------------------
@@ -191,14 +227,15 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, r, phi, va
     """Residual ``r`` (nq), constraint values ``phi`` (m: joint rows, then one normalization row per body)
     and, when ``with_matrix``, the Newton matrix ``[[cM M + cC C + cK K + cH H, Phi_q^T], [Phi_q, D]]``
     added into ``vals`` (flat, zeroed by the caller) at the pattern positions. Rows with ``act`` False are
-    switched off (zero row, 1 on the diagonal), as in ``Assembly.residual``."""
+    switched off (zero row, 1 on the diagonal), as in ``Assembly.residual``. Returns False when a spring has
+    no direction (its attachment points coincide)."""
     (idx, mass, J, gravity, pos_body, gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess,
      ftab, fdata, idata, wdata, ftabs, fidx, pos_flex, ncols, pos_norm_jac, pos_norm_jacT, pos_norm_hess,
-     pos_D, driver_rows) = model
-    nq = q.size
+     pos_D, driver_rows) = model[:27]
     nb = ncols.shape[0]
     m = phi.size
     mj = m - nb
+    qe, ve = _extended(q, v)
     lam_act = np.empty(m)
     for i in range(m):
         lam_act[i] = lam[i] if act[i] else 0.0
@@ -225,10 +262,22 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, r, phi, va
         add_at(r, fidx[oi:oi + n * k], rf.reshape(-1))
         if with_matrix:
             add_at(vals, pos_flex[op:op + n * k * k], bf.reshape(-1))
+    # scalar spring-dampers and bushings, one kernel per group (compiled/forces.py)
+    for sg in range(model[27].shape[0]):
+        code, mi, mj_, gg, sc_, vec, shp, sides, k, c, x0, ref, pos = _spring_group(sg, model)
+        n, nx = gg.shape
+        x, xd, rs = np.empty(n), np.empty(n), np.empty((n, nx))
+        bs = np.empty((n if with_matrix else 1, nx, nx))
+        if spring_kernel(code, qe, ve, gg, vec, shp, sides, mi, mj_, ref, k, c, x0, cK, cC, with_matrix, x, xd,
+                         rs, bs) >= 0:
+            return False            # a spring without direction: the general path reports it
+        add_at(r, sc_.reshape(-1), rs.reshape(-1))
+        if with_matrix:
+            add_at(vals, pos, bs.reshape(-1))
     # joint primitives, one kernel per group
     jac = np.empty(pos_jac.size)
     H = np.empty(pos_hess.size)
-    qe, ve = joint_rows(q, v, model, phi, jac)
+    joint_rows(qe, ve, model, phi, jac)
     for g in range(gtab.shape[0]):
         kind, rr, mi, row0, gg, sg, ug, Sg, dg = _group(g, gtab, gather, scatter, u0, S, drive)
         n, nx, oj, oh = gg.shape[0], gg.shape[1], gtab[g, 11], gtab[g, 12]
@@ -253,7 +302,7 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, r, phi, va
         for c in range(4):
             r[ncols[bb, c]] += lam_act[row] * q[ncols[bb, c]]
     if not with_matrix:
-        return
+        return True
     add_at(vals, pos_jac, jac)
     add_at(vals, pos_jacT, jac)
     if cH != 0.0:
@@ -275,6 +324,7 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, r, phi, va
     for i in range(m):
         if not act[i] and pos_D[i] >= 0:
             vals[pos_D[i]] += 1.0
+    return True
 
 
 # -- one step ----------------------------------------------------------------------------------------------
@@ -314,7 +364,8 @@ def alpha_step(q0, v0, vd0, a0, lam0, h, am, af, beta, gamma, tol, q_tol, use_q_
         need = not have_lu
         if need:
             vals[:] = 0.0
-        equations(q, v, vd, lam, act, need, cM, cC, cK, cH, model, r, phi, vals)
+        if not equations(q, v, vd, lam, act, need, cM, cC, cK, cH, model, r, phi, vals):
+            return NONFINITE_RESIDUAL
         if not newton_rhs(r, phi, scale, rhs):
             return NONFINITE_RESIDUAL
         if need:
@@ -358,7 +409,8 @@ def powers(q, v, lam, act, model):
     nb = model[21].shape[0]
     jac = np.empty(model[11].size)
     phi = np.empty(lam.size - nb)
-    qe, ve = joint_rows(q, v, model, phi, jac)
+    qe, ve = _extended(q, v)
+    joint_rows(qe, ve, model, phi, jac)
     p_drv = 0.0
     for k in range(driver_rows.size):
         row = driver_rows[k]
@@ -387,7 +439,8 @@ def switched_off_violation(q, off_rows, model):
         mj = max(mj, gtab[g, 10] + gtab[g, 1] * gtab[g, 2])
     phi = np.empty(mj + nb)
     jac = np.empty(model[11].size)
-    joint_rows(q, np.zeros(q.size), model, phi[:mj], jac)
+    qe, ve = _extended(q, np.zeros(q.size))
+    joint_rows(qe, ve, model, phi[:mj], jac)
     for bb in range(nb):
         s = 0.0
         for c in range(4):
@@ -447,8 +500,10 @@ def alpha_run(n_steps, t0, t_end, h, h_max, q0, v0, vd0, a0, lam0, am, af, beta,
         out_v[k] = v
         out_vd[k] = vd
         out_lam[k] = lam
+        p_springs = accept_springs(q, v, model)
         if energy:
             out_pnc[k], out_pdrv[k] = powers(q, v, lam, act, model)
+            out_pnc[k] += p_springs
         else:
             out_pnc[k], out_pdrv[k] = 0.0, 0.0
         out_off[k] = switched_off_violation(q, off_rows, model) if off_rows.size else 0.0

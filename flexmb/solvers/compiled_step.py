@@ -4,8 +4,8 @@
 Newton-matrix pattern once (the model tuple of :mod:`flexmb.compiled.step`), and then takes a whole
 generalized-alpha step in one compiled call, or a block of fixed steps in one call. A model qualifies when
 it has rigid bodies and flexible bodies (modal, with or without stiffening, or nonlinear beams), joint
-primitives between them (drivers included), gravity, and no force elements, velocity constraints or joints
-at stiffened interfaces, and its iteration matrix is small enough for the dense path
+primitives between them (drivers included), spring-dampers and bushings, gravity, and no other force
+elements, velocity constraints or joints at stiffened interfaces, and its iteration matrix is small enough for the dense path
 (``nq + m <= DENSE_LIMIT``). Everything else takes the general step of
 :class:`~flexmb.solvers.generalized_alpha.AlphaStepper`; a step the compiled call does not converge is taken
 again there, which retries it or raises the failure with its diagnostics.
@@ -16,6 +16,7 @@ import numpy as np
 
 from ..bodies.flexible import FlexibleBody
 from ..bodies.rigid import RigidBody
+from ..forces.springs import Bushing, RotationalSpringDamper, ScalarSpringGroup, SpringDamper
 from ..joints.kernels import ROWS, SLOTS
 from .linalg import DENSE_LIMIT
 
@@ -91,17 +92,61 @@ class CompiledStep:
             cat(fidx or [empty_i]), cat(pos_flex or [empty_i]),
             asm.norm.cols, dense[h["norm_jac"]], dense[h["norm_jacT"]], dense[h["norm_hess"]], dense[h["D"]],
             np.flatnonzero(asm.driver_rows).astype(np.int64))
+        self.model += self._springs(asm, dense)
         self.driven = cat([cols for _, cols in self._drivers] or [empty_i])
         self.blocks_allowed = not asm._stability_bodies      # the stability check runs after each step, in Python
         from ..compiled import step
         self._step, self._run, self.CONVERGED = step.alpha_step, step.alpha_run, step.CONVERGED
         self.stats = np.zeros(3)
 
+    def _springs(self, asm, dense) -> tuple:
+        """The spring-damper groups' part of the model tuple (compiled/step.py); ``self._refs`` keeps each
+        group with its slice of the unwrapping references, which are the groups' history."""
+        groups = spring_groups(asm)
+        stab, gather, scatter, vec, shp, k, c, x0, sides, pos = [], [], [], [], [], [], [], [], [], []
+        self._refs = []
+        og = ov = osh = op = opos = 0
+        for g, hs in groups:
+            n, nx = g.gather.shape
+            sm = g.shps.shape[3]
+            stab.append((g.code, n, nx, g.n_modes[0], g.n_modes[1], sm, og, ov, osh, op, opos, 0))
+            gather.append(g.gather.reshape(-1))
+            scatter.append(g.scatter.reshape(-1))
+            vec.append(g.vecs.reshape(-1))
+            shp.append(g.shps.reshape(-1))
+            k.append(g.k)
+            c.append(g.c)
+            x0.append(g.x0)
+            sides.append(g.sides)
+            pos.append(dense[hs])
+            self._refs.append((g, slice(op, op + n)))
+            og, ov, osh, op, opos = og + n * nx, ov + 12 * n, osh + 12 * n * sm, op + n, opos + n * nx * nx
+        cat = np.concatenate
+        ei, ef = np.zeros(0, dtype=np.int64), np.zeros(0)
+        self._sref = np.zeros(op)
+        # element history that a block moves on: the energy check of a saved row must see it at that row
+        self.keeps_history = any(g.measure == "angle" for g, _ in self._refs)
+        return (np.array(stab, dtype=np.int64).reshape(-1, 12), cat(gather or [ei]), cat(scatter or [ei]),
+                cat(vec or [ef]), cat(shp or [ef]), cat(k or [ef]), cat(c or [ef]), cat(x0 or [ef]), self._sref,
+                np.array(sides, dtype=np.int64).reshape(-1, 4), cat(pos or [ei]))
+
+    def _load_history(self) -> None:
+        """The springs' unwrapping references from their groups (the history of the run so far)."""
+        for g, sl in self._refs:
+            self._sref[sl] = g.angle_ref
+
+    def _store_history(self) -> None:
+        """The references after a block back into the groups (angle measures only keep them)."""
+        for g, sl in self._refs:
+            if g.measure == "angle":
+                g.angle_ref = self._sref[sl].copy()
+
     @staticmethod
     def qualifies(asm, reuse_matrix: bool) -> bool:
         """Whether a compiled model can take the compiled step (see the module's docstring)."""
         s = asm.system
-        return (not reuse_matrix and asm.nq + asm.m <= DENSE_LIMIT and not s.forces
+        return (not reuse_matrix and asm.nq + asm.m <= DENSE_LIMIT
+                and all(isinstance(f, (SpringDamper, RotationalSpringDamper, Bushing)) for f in s.forces)
                 and all(isinstance(b, (RigidBody, FlexibleBody)) for b in s.bodies)
                 and not any(g._python_structures for g in asm.flexible)
                 and asm.nonholonomic.m == 0 and not asm.interface_loads)
@@ -115,6 +160,7 @@ class CompiledStep:
         """The step of size h from state ``s`` as ``(q, v, vd, a, lam, iterations, factorizations)``, or
         None when its Newton iteration fails (the caller repeats it on the general path)."""
         self._set_drivers(s.t + h)
+        self._load_history()
         nq, m = s.q.size, s.lam.size
         q, v, vd, a, lam = np.empty(nq), np.empty(nq), np.empty(nq), np.empty(nq), np.empty(m)
         use_q_tol = q_tol is not None
@@ -150,8 +196,15 @@ class CompiledStep:
         a_last = s.a.copy()
         off_rows = np.flatnonzero(~self.asm.active).astype(np.int64)
         stats = np.zeros(2)
+        self._load_history()
         k, code = self._run(n, s.t, t_end, h, h_max, s.q, s.v, s.vd, s.a, s.lam, params.alpha_m, params.alpha_f,
                             params.beta, params.gamma, tol, max_iter, self.asm.active, self.driven, values, energy,
                             off_rows, self.model, *out, a_last, stats)
+        self._store_history()
         block = StepBlock(k, *(x[:k] for x in out[:5]), a_last, *(x[:k] for x in out[5:]), code != self.CONVERGED)
         return block, int(stats[0]), int(stats[1])
+
+
+def spring_groups(asm) -> list[tuple[ScalarSpringGroup, int]]:
+    """The scalar spring groups of a compiled model with their Newton-block handles."""
+    return [(g, h) for g, h in zip(asm.springs, asm._h["springs"])]
