@@ -153,8 +153,9 @@ class Assembly:
         Two passes: the first registers every block family in full; a probe
         evaluation at a random state then shows which entries of each block can
         be non-zero (structure is geometric, so one generic state reveals it),
-        and the second pass keeps only those. Applied and user loads keep their
-        full blocks (their values depend on user functions of time).
+        and the second pass keeps only those. Element families with
+        ``probe_structure = False`` (applied and user loads: user functions of time;
+        contacts: zero while apart; crash elements) keep their full blocks.
         """
         self._register(structures=None)
         rng = np.random.default_rng(12345)
@@ -163,8 +164,7 @@ class Assembly:
         v, a = rng.standard_normal((2, self.nq))
         lam = rng.standard_normal(self.m)
         blocks = self.residual(q, v, a, lam, 0.0, coef=(1.0, 1.0, 1.0, 1.0, 1.0), _raw=True)
-        # blocks whose structure the probe cannot see: user functions of time, contacts (zero when apart),
-        # families that say so
+        # blocks whose structure the probe cannot see: the families that say so (ElementGroup.probe_structure)
         keep_full = {self._h["I"], self._h["D"],
                      *(h for g, h in zip(self.families, self._h["families"]) if not g.probe_structure),
                      # nonlinear structures (beams, cables): a slack cable element is zero at the probe state
