@@ -115,6 +115,7 @@ class Assembly:
         st0 = self.eval_state(q0, v0, np.zeros(self.nq), 0.0)
         self.families = [g for build in family_builders() for g in build(system.forces, self.nq, st0)]
         self._contact_families = [g for g in self.families if g.penetration(st0) is not None]
+        self.accepted_penetrations: list | None = None      # step_end(penetrations=True)
         # groups with a history (start / accept / history / set_history), in family order
         self.stateful = [g for g in self.families if g.history().size]
         self._build_patterns()
@@ -479,23 +480,31 @@ class Assembly:
         vel = self.nonholonomic.velocity & self.active[self._nh_slice]
         return -float(np.dot(lam[self._nh_slice][vel], e["phi"][vel] - e["phi_t"][vel]))
 
-    def step_end(self, q, v, lam, t, energy: bool = True, a=None) -> tuple[float, float]:
+    def step_end(self, q, v, lam, t, energy: bool = True, a=None,
+                 penetrations: bool = False) -> tuple[float, float]:
         """After an accepted step: check the stability of stiffened modal bodies (``a``: accelerations),
         move every family's history on (``accept``) and return the non-conservative and driver powers (W)
-        for the energy balance (``energy=False``: (0, 0), the powers are not evaluated)."""
+        for the energy balance (``energy=False``: (0, 0), the powers are not evaluated).
+
+        ``penetrations=True``: also keep the contact penetrations at this state, under the new history, in
+        ``accepted_penetrations`` (:meth:`penetrations`; evaluated with the state the families just saw,
+        so a family reuses what its power and accept computed)."""
         if a is not None and self._stability_bodies:
             self.check_stability(q, v, a, lam, t)
         st = self.eval_state(q, v, np.zeros(self.nq) if a is None else a, t)
         if not energy:
             for g in self.families:
                 g.accept(st)
-            return 0.0, 0.0
-        P = 0.0
-        for g in self.families:
-            P += g.power(st)          # with the history of the step (approach speeds, plastic state) ...
-            g.accept(st)              # ... before it moves on
-        P += sum(g.damping_power(v) for g in self.flexible)
-        return float(P), self.driver_power(q, v, lam, t)
+            P = None
+        else:
+            P = 0.0
+            for g in self.families:
+                P += g.power(st)          # with the history of the step (approach speeds, plastic state) ...
+                g.accept(st)              # ... before it moves on
+            P += sum(g.damping_power(v) for g in self.flexible)
+        if penetrations:
+            self.accepted_penetrations = [g.penetration(st) for g in self._contact_families]
+        return (0.0, 0.0) if P is None else (float(P), self.driver_power(q, v, lam, t))
 
     @property
     def has_contacts(self) -> bool:

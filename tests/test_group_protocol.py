@@ -226,22 +226,33 @@ def test_applied_family_grows_with_the_static_load_factor():
 # -- contact onsets: penetrations once per state --------------------------------------------------------------
 def test_penetrations_evaluated_once_per_state(monkeypatch):
     """A ball falling towards a floor it does not reach: per accepted step the integrator evaluates the pair's
-    penetrations at the free-flight prediction, at the Newton result and at the accepted state (after the
-    histories moved on), and nowhere else (the contact-step limit and both onset tests reuse the accepted
-    state's), with the same trajectory as without counting."""
+    measure (penetrations) at the free-flight prediction, at the Newton result and once at the accepted state
+    (after the histories moved on; its accept and penetration share that evaluation), and nowhere else: the
+    contact-step limit and both onset tests reuse the accepted state's. Same trajectory as without counting."""
     from flexmb.contact.pairs import ContactGroup
     s = fm.System(gravity=(0, -9.81, 0))
     b = s.add(fm.RigidBody(1.0, (0.01, 0.01, 0.01), position=(0, 1.0, 0), name="ball"))
     s.add(fm.SpherePlaneContact(s.ground, b, point=(0, 0, 0), normal=(0, 1, 0), center=(0, 1.0, 0), radius=0.1,
                                 law=fm.contact.LankaraniNikravesh(1e6, 0.8)))
-    ref = fm.simulate(s, 0.05, 1e-3, h_contact=1e-4, progress=False)
-    calls = []
-    original = ContactGroup.penetration
-    monkeypatch.setattr(ContactGroup, "penetration", lambda self, st: calls.append(1) or original(self, st))
-    res = fm.simulate(s, 0.05, 1e-3, h_contact=1e-4, progress=False)
+    ref = fm.simulate(s, 0.05, 1e-3, h_contact=1e-4, energy=False, progress=False)
+    calls = {"penetration": 0, "state": 0}
+    penetration, state = ContactGroup.penetration, ContactGroup.state
+
+    def counted(name, f):
+        def wrapper(*args):
+            calls[name] += 1
+            return f(*args)
+        return wrapper
+
+    monkeypatch.setattr(ContactGroup, "penetration", counted("penetration", penetration))
+    monkeypatch.setattr(ContactGroup, "state", counted("state", state))
+    res = fm.simulate(s, 0.05, 1e-3, h_contact=1e-4, energy=False, progress=False)
     steps = res.stats["steps"]
     assert steps == 50 and res.stats["rejected"] == 0
     assert np.array_equal(res.q, ref.q)
-    # the start state + 3 per step (the first run compiled the model). Before the integrator kept them: 5 per
-    # step (the in-contact test and both onset tests each evaluating the step's start state again)
-    assert len(calls) == 1 + 3 * steps
+    # the start state + 3 per step (the first run compiled the model)
+    assert calls["penetration"] == 1 + 3 * steps
+    # measure evaluations: start, accept and penetrations of the start state, then 3 per step. Before the
+    # integrator kept the accepted state's penetrations: 6 per step (the in-contact test and both onset tests
+    # evaluated the step's start state again, accept its own)
+    assert calls["state"] == 3 + 3 * steps

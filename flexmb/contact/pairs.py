@@ -320,8 +320,7 @@ class ContactGroup(ElementGroup):
     def accept(self, st: EvalState) -> None:
         """Capture approach speeds at touch, release at separation (accepted states only)."""
         _, delta, delta_dot = self.state_at(st)
-        self.approach.accept(delta, delta_dot)
-        self._memo = None
+        self.approach.accept(delta, delta_dot)      # the state does not depend on it: the memo stays valid
 
     def start(self, st: EvalState) -> None:
         """Clean history at the start of a run: pairs penetrating at ``st`` capture their

@@ -139,9 +139,9 @@ class AlphaIntegrator:
         asm = self.asm
         if self.velocity_projection:
             s1.v = project_velocities(asm, s1.q, s1.v, s1.t)
-        p1 = asm.step_end(s1.q, s1.v, s1.lam, s1.t, self.energy, a=s1.vd)
+        p1 = asm.step_end(s1.q, s1.v, s1.lam, s1.t, self.energy, a=s1.vd, penetrations=self._contacts)
         if self._contacts:              # after the histories moved on (mesh contacts: new candidates)
-            self._pen = asm.penetrations(s1.q, s1.v, s1.t)
+            self._pen = asm.accepted_penetrations
         if self.energy:
             self.work_nc += 0.5 * h_try * (self.powers[0] + p1[0])
             self.work_drivers += 0.5 * h_try * (self.powers[1] + p1[1])
