@@ -36,6 +36,11 @@ from .groups import EvalState, family_builders
 from .sparsity import BlockPattern
 
 
+_H_KEYS = frozenset({"I", "body", "flexible", "families", "hess", "norm_hess", "interface", "jac", "jacT", "norm_jac",
+                     "norm_jacT", "nh", "D"})
+"""Block handles of Assembly._h that are not element families (a family of such a name gets no handle list)."""
+
+
 @dataclass
 class ConstraintEval:
     """Constraint values; ``jac`` (m, nq) CSR is assembled on first access."""
@@ -131,6 +136,11 @@ class Assembly:
         return self.of_family("contacts")
 
     @property
+    def springs(self) -> list:
+        """The scalar spring groups (``of_family("springs")``; their block handles: ``_h["springs"]``)."""
+        return self.of_family("springs")
+
+    @property
     def crash(self) -> list:
         """The plastic-hinge and crush-element groups (``of_family("crash")``)."""
         return self.of_family("crash")
@@ -194,6 +204,9 @@ class Assembly:
         h["body"] = add(self.rigid.idx, self.rigid.idx)
         h["flexible"] = [add(g.idx, g.idx) for g in self.flexible]
         h["families"] = [add(g.scatter, g.scatter) for g in self.families]
+        for g, hg in zip(self.families, h["families"]):        # per named family, e.g. h["springs"]: the same
+            if g.family and g.family not in _H_KEYS:           # handles (for the compiled step's look-ups)
+                h.setdefault(g.family, []).append(hg)
         self._family_scatter = [np.ascontiguousarray(g.scatter, dtype=np.int64).reshape(-1) for g in self.families]
         h["hess"] = [add(g.scatter, g.scatter) for g in self.groups]
         h["norm_hess"] = add(self.norm.cols, self.norm.cols)

@@ -153,8 +153,10 @@ def test_every_force_family_is_a_protocol_group_in_one_list():
         assert len(g.labels) == g.scatter.shape[0]
     assert [g.labels for g in asm.crash] == [["crush element 'crush'"]]
     assert asm.contacts == asm.of_family("contacts")
-    # the assembly keeps no per-family lists of its own
-    assert not any(hasattr(asm, k) for k in ("springs", "motors", "loads", "nodal", "users"))
+    # the assembly keeps no per-family lists of its own: look-up views of the one list
+    assert not any(hasattr(asm, k) for k in ("motors", "loads", "nodal", "users"))
+    assert asm.springs == asm.of_family("springs") and len(asm.springs) == 1
+    assert asm._h["springs"] == [h for g, h in zip(asm.families, asm._h["families"]) if g.family == "springs"]
     # history: the stateful families in family order (crash, then the contact pair)
     assert [g.family for g in asm.stateful] == ["crash", "contacts"]
 
