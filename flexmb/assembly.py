@@ -40,6 +40,9 @@ _H_KEYS = frozenset({"I", "body", "flexible", "families", "hess", "norm_hess", "
                      "norm_jacT", "nh", "D"})
 """Block handles of Assembly._h that are not element families (a family of such a name gets no handle list)."""
 
+_BUILT_IN_FAMILIES = ("loads", "nodal", "motors", "springs", "crash", "contacts", "users")
+"""``ElementGroup.family`` of the built-in families: ``Assembly._h[name]`` exists for each (empty when absent)."""
+
 
 @dataclass
 class ConstraintEval:
@@ -207,6 +210,8 @@ class Assembly:
         for g, hg in zip(self.families, h["families"]):        # per named family, e.g. h["springs"]: the same
             if g.family and g.family not in _H_KEYS:           # handles (for the compiled step's look-ups)
                 h.setdefault(g.family, []).append(hg)
+        for name in _BUILT_IN_FAMILIES:                        # empty lists for the absent built-in ones
+            h.setdefault(name, [])
         self._family_scatter = [np.ascontiguousarray(g.scatter, dtype=np.int64).reshape(-1) for g in self.families]
         h["hess"] = [add(g.scatter, g.scatter) for g in self.groups]
         h["norm_hess"] = add(self.norm.cols, self.norm.cols)

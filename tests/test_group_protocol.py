@@ -157,6 +157,7 @@ def test_every_force_family_is_a_protocol_group_in_one_list():
     assert not any(hasattr(asm, k) for k in ("motors", "loads", "nodal", "users"))
     assert asm.springs == asm.of_family("springs") and len(asm.springs) == 1
     assert asm._h["springs"] == [h for g, h in zip(asm.families, asm._h["families"]) if g.family == "springs"]
+    assert asm._h["nodal"] == []              # a built-in family without elements: an empty handle list
     # history: the stateful families in family order (crash, then the contact pair)
     assert [g.family for g in asm.stateful] == ["crash", "contacts"]
 
