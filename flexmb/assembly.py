@@ -27,21 +27,21 @@ from .bodies.flexible_kernel import FlexibleBodyGroup
 from .bodies.interface_loads import InterfaceLoads
 from .bodies.rigid import NormalizationGroup, RigidBody, RigidBodyGroup
 from .errors import InstabilityError, ModelError
-from .forces.applied import AppliedLoadGroup, Force, Torque
-from .contact.pairs import CONTACT_TYPES, ContactGroup
-from .contact.mesh import contact_groups as mesh_contact_groups
-from .forces.crash import crash_groups
-from .forces.motor import DCMotor, DCMotorGroup
-from .forces.nodal import NodalForce, NodalForceGroup
-from .forces.springs import ScalarSpringGroup
-from .forces.user import UserForce, UserForceGroup
 from .joints.driver import Driver
-from .joints.kernels import build_groups, extend, modal_counts
+from .joints.kernels import PrimitiveGroup, build_groups, extend
 from .joints.nonholonomic import NonholonomicConstraint, NonholonomicRows
 from .solvers.linalg import DENSE_LIMIT
 from .compiled.scatter import add_at, add_transpose_product
 from .groups import EvalState, family_builders
 from .sparsity import BlockPattern
+
+
+_H_KEYS = frozenset({"I", "body", "flexible", "families", "hess", "norm_hess", "interface", "jac", "jacT", "norm_jac",
+                     "norm_jacT", "nh", "D"})
+"""Block handles of Assembly._h that are not element families (a family of such a name gets no handle list)."""
+
+_BUILT_IN_FAMILIES = ("loads", "nodal", "motors", "springs", "crash", "contacts", "users")
+"""``ElementGroup.family`` of the built-in families: ``Assembly._h[name]`` exists for each (empty when absent)."""
 
 
 @dataclass
@@ -116,36 +116,49 @@ class Assembly:
         self._flex_group = np.array([where[id(b)][0] for b in flexible], dtype=np.int64)
         self._flex_pos = np.array([where[id(b)][1] for b in flexible], dtype=np.int64)
         self._stability_mask = [np.array([b in self._stability_bodies for b in g.bodies]) for g in self.flexible]
-        # forces
-        loads = [f for f in system.forces if isinstance(f, (Force, Torque))]
-        self.loads = AppliedLoadGroup(loads) if loads else None
-        springs = [p for f in system.forces if hasattr(f, "primitives") for p in f.primitives()]
-        self.springs = []
-        for kind in ("length", "angle", "axial", "twist"):
-            of_kind = [p for p in springs if p.measure == kind]
-            for counts in sorted({modal_counts(p) for p in of_kind}):
-                self.springs.append(ScalarSpringGroup(kind, [p for p in of_kind if modal_counts(p) == counts], self.nq))
-        nodal = [f for f in system.forces if isinstance(f, NodalForce)]
-        self.nodal = [NodalForceGroup([f for f in nodal if f.body.n_modes == m]) for m in sorted({f.body.n_modes for f in nodal})]
-        motors = [f for f in system.forces if isinstance(f, DCMotor)]
-        self.motors = [DCMotorGroup([f for f in motors if (f.joint.body_a.n_modes, f.joint.body_b.n_modes) == k], self.nq)
-                       for k in sorted({(f.joint.body_a.n_modes, f.joint.body_b.n_modes) for f in motors})]
-        contacts = [f for f in system.forces if isinstance(f, CONTACT_TYPES)]
-        keys = sorted({(type(c).__name__, c.body_a.n_modes, c.body_b.n_modes) for c in contacts})
-        self.contacts = [ContactGroup([c for c in contacts if (type(c).__name__, c.body_a.n_modes, c.body_b.n_modes) == k],
-                                      self.nq) for k in keys]
-        self.contacts += mesh_contact_groups(system.forces, self.nq, *extend(*self.initial_state()))   # contact/mesh.py
-        users = [f for f in system.forces if isinstance(f, UserForce)]
-        self.users = UserForceGroup(users) if users else None
-        self.crash = crash_groups(system.forces, self.nq)
-        # groups with a history (start / accept / history / set_history); a motor's measure keeps none
-        # families plugged in through the group protocol (flexmb/groups.py)
+        self._driver_groups = self._driven_subgroups()
+        # force elements: every family through the group protocol (flexmb/groups.py), in the order of
+        # FAMILY_MODULES then of run-time registrations
         q0, v0 = self.initial_state()
         st0 = self.eval_state(q0, v0, np.zeros(self.nq), 0.0)
         self.families = [g for build in family_builders() for g in build(system.forces, self.nq, st0)]
         self._contact_families = [g for g in self.families if g.penetration(st0) is not None]
-        self.stateful = [g for g in (*self.springs, *self.crash, *self.contacts, *self.families) if g.history().size]
+        self.accepted_penetrations: list | None = None      # step_end(penetrations=True)
+        # groups with a history (start / accept / history / set_history), in family order
+        self.stateful = [g for g in self.families if g.history().size]
         self._build_patterns()
+
+    def of_family(self, name: str) -> list:
+        """The groups of one family (``ElementGroup.family``: "springs", "crash", "contacts", ...), for
+        looking elements up (results, reports, tests); the assembly itself treats every group alike."""
+        return [g for g in self.families if g.family == name]
+
+    @property
+    def contacts(self) -> list:
+        """The pair, mesh, node and sphere-cloud contact groups (``of_family("contacts")``)."""
+        return self.of_family("contacts")
+
+    @property
+    def springs(self) -> list:
+        """The scalar spring groups (``of_family("springs")``; their block handles: ``_h["springs"]``)."""
+        return self.of_family("springs")
+
+    @property
+    def crash(self) -> list:
+        """The plastic-hinge and crush-element groups (``of_family("crash")``)."""
+        return self.of_family("crash")
+
+    def _driven_subgroups(self) -> list:
+        """For the driver power: per primitive group with driver rows, a group of only its driven primitives
+        (evaluated alone: the same kernel on fewer instances) and the system rows of those primitives."""
+        out = []
+        for g in self.groups:
+            sel = [k for k in range(g.n) if self.driver_rows[g.rows[k * g.r]]]
+            if sel:
+                sub = PrimitiveGroup(g.kind, [g.prims[k] for k in sel], 0, self.nq)
+                rows = (g.rows.reshape(g.n, g.r)[sel]).reshape(-1)
+                out.append((sub, rows))
+        return out
 
     # -- patterns ---------------------------------------------------------
     def _build_patterns(self) -> None:
@@ -154,8 +167,9 @@ class Assembly:
         Two passes: the first registers every block family in full; a probe
         evaluation at a random state then shows which entries of each block can
         be non-zero (structure is geometric, so one generic state reveals it),
-        and the second pass keeps only those. Applied and user loads keep their
-        full blocks (their values depend on user functions of time).
+        and the second pass keeps only those. Element families with
+        ``probe_structure = False`` (applied and user loads: user functions of time;
+        contacts: zero while apart; crash elements) keep their full blocks.
         """
         self._register(structures=None)
         rng = np.random.default_rng(12345)
@@ -164,10 +178,9 @@ class Assembly:
         v, a = rng.standard_normal((2, self.nq))
         lam = rng.standard_normal(self.m)
         blocks = self.residual(q, v, a, lam, 0.0, coef=(1.0, 1.0, 1.0, 1.0, 1.0), _raw=True)
-        # blocks whose structure the probe cannot see: user functions of time, contacts (zero when apart),
-        # families that say so
-        keep_full = {self._h["I"], self._h["D"], self._h.get("loads", -1), *self._h["users"], *self._h["contacts"],
-                     *self._h["crash"], *(h for g, h in zip(self.families, self._h["families"]) if not g.probe_structure),
+        # blocks whose structure the probe cannot see: the families that say so (ElementGroup.probe_structure)
+        keep_full = {self._h["I"], self._h["D"],
+                     *(h for g, h in zip(self.families, self._h["families"]) if not g.probe_structure),
                      # nonlinear structures (beams, cables): a slack cable element is zero at the probe state
                      *(h for g, h in zip(self.flexible, self._h["flexible"])
                        if any(b.structure is not None for b in g.bodies)),
@@ -193,15 +206,13 @@ class Assembly:
         h["I"] = add(diag, diag)
         h["body"] = add(self.rigid.idx, self.rigid.idx)
         h["flexible"] = [add(g.idx, g.idx) for g in self.flexible]
-        if self.loads is not None:
-            h["loads"] = add(self.loads.idx, self.loads.idx)
-        h["springs"] = [add(g.scatter, g.scatter) for g in self.springs]
-        h["crash"] = [add(g.scatter, g.scatter) for g in self.crash]
-        h["nodal"] = [add(g.idx, g.idx) for g in self.nodal]
-        h["motors"] = [add(g.scatter, g.scatter) for g in self.motors]
-        h["contacts"] = [add(g.scatter, g.scatter) for g in self.contacts]
         h["families"] = [add(g.scatter, g.scatter) for g in self.families]
-        h["users"] = [add(idx[None, :], idx[None, :]) for idx in (self.users.idx if self.users else [])]
+        for g, hg in zip(self.families, h["families"]):        # per named family, e.g. h["springs"]: the same
+            if g.family and g.family not in _H_KEYS:           # handles (for the compiled step's look-ups)
+                h.setdefault(g.family, []).append(hg)
+        for name in _BUILT_IN_FAMILIES:                        # empty lists for the absent built-in ones
+            h.setdefault(name, [])
+        self._family_scatter = [np.ascontiguousarray(g.scatter, dtype=np.int64).reshape(-1) for g in self.families]
         h["hess"] = [add(g.scatter, g.scatter) for g in self.groups]
         h["norm_hess"] = add(self.norm.cols, self.norm.cols)
         h["interface"] = self.interface_loads.register(add, self.groups, nq)
@@ -256,13 +267,9 @@ class Assembly:
     def start(self, q, v) -> None:
         """Reset every element's history to its clean state at the initial state ``(q, v)`` of a
         run (no plastic deformation, angles unwrapped about 0, contacts apart unless penetrating)."""
-        qe, ve = extend(q, v)
-        st = EvalState(q, v, np.zeros(self.nq), 0.0, qe, ve)
-        for g in self.stateful:
-            if g in self.families:
-                g.start(st)
-            else:
-                g.start(qe, ve)
+        st = self.eval_state(q, v, np.zeros(self.nq), 0.0)
+        for g in self.families:
+            g.start(st)
 
     def history(self) -> np.ndarray:
         """The history of every stateful group as one flat vector: per group its length, then its
@@ -348,39 +355,11 @@ class Assembly:
             r[idx] += rf
             blocks[h] = blk
         qe, ve = extend(q, v)
-        if self.loads is not None:
-            idx, rl, blk = self.loads.residual(q, v, t, kcoef)
-            np.add.at(r, idx, rl)
-            blocks[self._h["loads"]] = blk
-        for g, h in zip(self.nodal, self._h["nodal"]):
-            idx, rn, blk = g.residual(q, v, t, kcoef)
-            np.add.at(r, idx, rn)
-            blocks[h] = blk
-        for g, h in zip(self.contacts, self._h["contacts"]):
-            idx, rc, blk = g.residual(qe, ve, t, kcoef)
-            _scatter_add(r, idx, rc)
-            blocks[h] = blk
-        for g, h in zip(self.motors, self._h["motors"]):
-            idx, rm, blk = g.residual(qe, ve, a, t, kcoef)
-            _scatter_add(r, idx, rm)
-            blocks[h] = blk
-        for g, h in zip(self.springs, self._h["springs"]):
-            idx, rs, blk = g.residual(qe, ve, t, kcoef)
-            _scatter_add(r, idx, rs)
-            blocks[h] = blk
-        for g, h in zip(self.crash, self._h["crash"]):
-            idx, rc, blk = g.residual(qe, ve, t, kcoef)
-            _scatter_add(r, idx, rc)
-            blocks[h] = blk
-        if self.families:
+        if self.families:        # every element family alike (flexmb/groups.py)
             st = EvalState(q, v, a, t, qe, ve)
-            for g, h in zip(self.families, self._h["families"]):
+            for g, h, sc in zip(self.families, self._h["families"], self._family_scatter):
                 rg, blocks[h] = g.residual(st, kcoef)
-                add_at(r, g.scatter.reshape(-1), np.ascontiguousarray(rg, dtype=float).reshape(-1))
-        if self.users is not None:
-            for (idx, ru, blk), h in zip(self.users.contributions(q, v, t, kcoef), self._h["users"]):
-                np.add.at(r, idx, ru)
-                blocks[h] = blk
+                add_at(r, sc, np.ascontiguousarray(rg, dtype=float).reshape(-1))
         evals = self._row_evals(qe, ve, t)
         norm = self.norm.evaluate(q, v)
         nh_eval = self.nonholonomic.evaluate(q, v, t) if self.nonholonomic.m else None
@@ -475,52 +454,40 @@ class Assembly:
 
     # -- energies and reactions -------------------------------------------
     def kinetic_energy(self, q, v) -> float:
-        """Kinetic energy of the bodies and of element families with inertia, plus the magnetic energy
-        of motors (J)."""
-        T = (self.rigid.kinetic_energy(q, v) + sum(g.kinetic_energy(q, v) for g in self.flexible)
-             + sum(g.magnetic_energy(v) for g in self.motors))
+        """Kinetic energy of the bodies and of the element families' own coordinates (particles; a motor's
+        charge: its magnetic energy) (J)."""
+        T = self.rigid.kinetic_energy(q, v) + sum(g.kinetic_energy(q, v) for g in self.flexible)
         if self.families:
-            qe, ve = extend(q, v)
-            st = EvalState(q, v, np.zeros(self.nq), 0.0, qe, ve)
+            st = self.eval_state(q, v, np.zeros(self.nq), 0.0)
             T += sum(g.kinetic(st) for g in self.families)
         return T
 
     def potential_energy(self, q, v) -> float:
-        """Gravity, spring and strain energy (J)."""
-        qe, ve = extend(q, v)
-        st = EvalState(q, v, np.zeros(self.nq), 0.0, qe, ve)
-        return (self.rigid.potential_energy(q) + sum(g.potential(qe, ve) for g in self.springs)
-                + sum(g.potential_energy(q) for g in self.flexible) + sum(g.potential(qe, ve) for g in self.contacts)
+        """Gravity, strain energy of flexible bodies and the families' stored energy (springs, contacts) (J)."""
+        st = self.eval_state(q, v, np.zeros(self.nq), 0.0)
+        return (self.rigid.potential_energy(q) + sum(g.potential_energy(q) for g in self.flexible)
                 + sum(g.potential(st) for g in self.families))
 
     def nonconservative_power(self, q, v, t) -> float:
-        """Power of applied loads, dampers (also modal damping) and user forces (W)."""
-        qe, ve = extend(q, v)
-        P = (sum(g.power(qe, ve) for g in self.springs) + sum(g.damping_power(v) for g in self.flexible)
-             + sum(g.power(q, v, t) for g in self.nodal) + sum(g.power(qe, ve, t) for g in self.motors)
-             + sum(g.power(qe, ve) for g in self.contacts) + sum(g.work_power(qe, ve) for g in self.crash))
-        if self.families:
-            st = EvalState(q, v, np.zeros(self.nq), t, qe, ve)
-            P += sum(g.power(st) for g in self.families)
-        if self.loads is not None:
-            P += self.loads.power(q, v, t)
-        if self.users is not None:
-            P += self.users.power(q, v, t)
+        """Power of modal damping and of the families' non-conservative forces (applied and user loads,
+        dampers, motors, contact damping and friction, crash elements) (W), at the current history."""
+        st = self.eval_state(q, v, np.zeros(self.nq), t)
+        P = sum(g.damping_power(v) for g in self.flexible) + sum(g.power(st) for g in self.families)
         return float(P)
 
     def driver_power(self, q, v, lam, t) -> float:
         """Power of the driver constraint forces ``-lambda_d . (Phi_q,d v)`` (W), plus that of the velocity
         constraints ``-lambda . (B v)`` (zero for ideal ones, ``b = 0``: docs/theory.md §10)."""
         P = self.nonholonomic_power(q, v, lam, t)
-        if not self.driver_rows.any():
+        if not self._driver_groups:
             return P
         qe, ve = extend(q, v)
-        for g in self.groups:
-            rows = self.driver_rows[g.rows] & self.active[g.rows]
-            if rows.any():
+        for g, rows in self._driver_groups:          # the driven primitives only (_driven_subgroups)
+            on = self.active[rows]
+            if on.any():
                 e = g.evaluate(qe, ve, t)
                 vrow = np.repeat(ve[g.gather], g.r, axis=0)
-                P -= float(np.dot(lam[g.rows][rows], np.einsum("rx,rx->r", e.jac[rows], vrow[rows])))
+                P -= float(np.dot(lam[rows][on], np.einsum("rx,rx->r", e.jac[on], vrow[on])))
         return P
 
     def nonholonomic_power(self, q, v, lam, t) -> float:
@@ -531,69 +498,63 @@ class Assembly:
         vel = self.nonholonomic.velocity & self.active[self._nh_slice]
         return -float(np.dot(lam[self._nh_slice][vel], e["phi"][vel] - e["phi_t"][vel]))
 
-    def step_end(self, q, v, lam, t, energy: bool = True, a=None) -> tuple[float, float]:
-        """After an accepted step: record angles for unwrapping, check the stability of
-        stiffened modal bodies (``a``: accelerations) and return the non-conservative and
-        driver powers (W) for the energy balance."""
+    def step_end(self, q, v, lam, t, energy: bool = True, a=None,
+                 penetrations: bool = False) -> tuple[float, float]:
+        """After an accepted step: check the stability of stiffened modal bodies (``a``: accelerations),
+        move every family's history on (``accept``) and return the non-conservative and driver powers (W)
+        for the energy balance (``energy=False``: (0, 0), the powers are not evaluated).
+
+        ``penetrations=True``: also keep the contact penetrations at this state, under the new history, in
+        ``accepted_penetrations`` (:meth:`penetrations`; evaluated with the state the families just saw,
+        so a family reuses what its power and accept computed)."""
         if a is not None and self._stability_bodies:
             self.check_stability(q, v, a, lam, t)
-        qe, ve = extend(q, v)
-        st = EvalState(q, v, np.zeros(self.nq) if a is None else a, t, qe, ve)
-        P = 0.0
-        for g in self.springs:
-            P += g.accept(qe, ve)
-        for g in self.crash:       # history (plastic rotation, crush) at accepted states; their work is non-conservative
-            P += g.accept(qe, ve)
+        st = self.eval_state(q, v, np.zeros(self.nq) if a is None else a, t)
         if not energy:
-            for g in self.contacts:
-                g.accept(qe, ve)
             for g in self.families:
                 g.accept(st)
-            return 0.0, 0.0
-        P += sum(g.power(qe, ve) for g in self.contacts)      # with the approach speeds of the step
-        P += sum(g.power(st) for g in self.families)          # before their history moves on
-        for g in self.contacts:
-            g.accept(qe, ve)
-        for g in self.families:
-            g.accept(st)
-        P += (sum(g.damping_power(v) for g in self.flexible) + sum(g.power(q, v, t) for g in self.nodal)
-              + sum(g.power(qe, ve, t) for g in self.motors))
-        if self.loads is not None:
-            P += self.loads.power(q, v, t)
-        if self.users is not None:
-            P += self.users.power(q, v, t)
-        return float(P), self.driver_power(q, v, lam, t)
+            P = None
+        else:
+            P = 0.0
+            for g in self.families:
+                P += g.power(st)          # with the history of the step (approach speeds, plastic state) ...
+                g.accept(st)              # ... before it moves on
+            P += sum(g.damping_power(v) for g in self.flexible)
+        if penetrations:
+            self.accepted_penetrations = [g.penetration(st) for g in self._contact_families]
+        return (0.0, 0.0) if P is None else (float(P), self.driver_power(q, v, lam, t))
 
     @property
     def has_contacts(self) -> bool:
         """Whether the model has contact pairs (whose onsets the integrator locates)."""
-        return bool(self.contacts or self._contact_families)
+        return bool(self._contact_families)
 
-    def _penetrations(self, q, v) -> list[np.ndarray]:
-        qe, ve = extend(q, v)
-        out = [g.penetration(qe, ve) for g in self.contacts]
-        if self._contact_families:
-            st = EvalState(q, v, np.zeros(self.nq), 0.0, qe, ve)
-            out += [g.penetration(st) for g in self._contact_families]
-        return out
+    def penetrations(self, q, v, t: float = 0.0) -> list[np.ndarray]:
+        """Penetration (m) of every candidate pair of every contact family at ``(q, v)`` under the current
+        history (the candidate lists of mesh contacts move on at accepted steps): one array per family."""
+        st = self.eval_state(q, v, np.zeros(self.nq), t)
+        return [g.penetration(st) for g in self._contact_families]
 
-    def contact_onset(self, q0, v0, q1, v1, tol: float) -> float | None:
+    def contact_onset(self, q0, v0, q1, v1, tol: float, d0: list | None = None) -> float | None:
         """Fraction of a step at which the first new contact began, when a pair apart at ``q0``
         penetrates by more than ``tol`` (m) at ``q1`` (linear interpolation of the penetration);
-        None when no pair touched that deeply (docs/theory-contact.md §4)."""
+        None when no pair touched that deeply (docs/theory-contact.md §4). ``d0``: the
+        :meth:`penetrations` at ``(q0, v0)`` when already known (the integrator keeps those of the
+        accepted state)."""
         if not self.has_contacts:
             return None
         frac = None
-        for d0, d1 in zip(self._penetrations(q0, v0), self._penetrations(q1, v1)):
+        for d0, d1 in zip(self.penetrations(q0, v0) if d0 is None else d0, self.penetrations(q1, v1)):
             new = (d0 < -tol) & (d1 > tol)       # apart (not already at the surface) -> penetrating
             if new.any():
                 f = float(np.min(-d0[new] / (d1[new] - d0[new])))
                 frac = f if frac is None else min(frac, f)
         return frac
 
-    def in_contact(self, q, v, tol: float = 0.0) -> bool:
-        """Whether any pair penetrates or touches (penetration > -tol, m)."""
-        return any(bool(np.any(d > -tol)) for d in self._penetrations(q, v))
+    def in_contact(self, q, v, tol: float = 0.0, d: list | None = None) -> bool:
+        """Whether any pair penetrates or touches (penetration > -tol, m); ``d``: the :meth:`penetrations`
+        at ``(q, v)`` when already known."""
+        return any(bool(np.any(x > -tol)) for x in (self.penetrations(q, v) if d is None else d))
 
     def check_stability(self, q, v, a, lam, t) -> None:
         """Raise InstabilityError when the stiffened modal stiffness of a body is indefinite:
@@ -666,7 +627,3 @@ class Assembly:
             Tq[k] = n_ref - np.cross(joint.point - q[b.offset:b.offset + 3], f)
         return F, Tq
 
-
-def _scatter_add(r: np.ndarray, idx: np.ndarray, vals: np.ndarray) -> None:
-    mask = idx >= 0
-    np.add.at(r, idx[mask], vals[mask])

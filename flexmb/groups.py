@@ -41,12 +41,21 @@ class ElementGroup:
             (-1 for a coordinate of the ground); its Newton-matrix block is ``scatter x scatter``.
         probe_structure: False when the block's zero pattern cannot be seen at a random state (values that
             depend on user functions, or that are zero while a contact is open): the full block is kept.
-        labels: names of the instances (for diagnostics).
+        labels: names of the instances (for diagnostics: the element that dominates a failing step).
+        family: short name of the family (``"springs"``, ``"contacts"``, ...), for looking its groups up
+            (``Assembly.of_family``); the assembly itself never branches on it.
+        applied: True for prescribed external loads (forces and torques, nodal forces): the static solver
+            scales their contribution with its load factor (flexmb/solvers/static.py).
+
+    ``st`` is read-only for the group. A group may keep values computed at one ``st`` object for a later
+    call with the same object (``power(st)`` then ``accept(st)`` at an accepted step), never across objects.
     """
 
     scatter: np.ndarray
     probe_structure: bool = True
     labels: list[str] = []
+    family: str = ""
+    applied: bool = False
 
     def residual(self, st: EvalState, coef: tuple[float, float, float] | None):
         """Residual contribution ``r = -Q`` (n, k) of every instance and, when ``coef = (cM, cC, cK)`` is
@@ -63,7 +72,10 @@ class ElementGroup:
         return 0.0
 
     def power(self, st: EvalState) -> float:
-        """Power of its non-conservative forces on the system (W; negative when it dissipates)."""
+        """Power of its non-conservative forces on the system (W; negative when it dissipates), at the
+        current history: at an accepted step the assembly calls it before :meth:`accept`. A family whose
+        work is not split into stored and dissipated parts (crash elements: their plastic history) reports
+        the power of all its forces here and no potential."""
         return 0.0
 
     def penetration(self, st: EvalState) -> np.ndarray | None:
@@ -87,9 +99,21 @@ class ElementGroup:
 
 
 FAMILY_MODULES: list[str] = [
+    "flexmb.forces.applied",
+    "flexmb.forces.nodal",
+    "flexmb.forces.motor",
+    "flexmb.forces.springs",
+    "flexmb.forces.crash",
+    "flexmb.contact.pairs",
+    "flexmb.contact.mesh",
     "flexmb.contact.rope",
+    "flexmb.forces.user",
 ]
-"""Modules whose ``build_groups(forces, nq, st)`` is a registered builder (imported when a model compiles)."""
+"""Modules whose ``build_groups(forces, nq, st)`` is a registered builder (imported when a model compiles).
+
+The order is the order of the groups in ``Assembly.families``: of their contributions to the residual and,
+for the families with a history, of their parts of the history vector saved with results (springs, crash
+elements, pair contacts, mesh contacts, ropes: keep it, or saved histories no longer load)."""
 
 _builders: list[Callable] = []
 

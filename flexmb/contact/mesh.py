@@ -38,6 +38,7 @@ from .. import checks
 from ..checks import scalar
 from ..errors import ContactMarginWarning, ModelError
 from ..forces.base import ForceElement
+from ..groups import ElementGroup, EvalState
 from ..joints.kernels import extend
 from ..kinematics import PairState
 from .broadphase import Skin, SlotMap, box_pairs, sphere_pairs, transfer_approach
@@ -46,7 +47,7 @@ from .surface import (_MAX_LISTED, _TINY, EDGE, FACE, VERTEX, TriangleMesh, _com
                       closest_point_on_triangles, feature_measure)
 
 __all__ = ["TriangleMesh", "SphereMeshContact", "NodeMeshContact", "NodePlaneContact", "SphereCloudContact",
-           "ContactMarginWarning", "contact_groups", "closest_point_on_triangles", "MESH_CONTACTS"]
+           "ContactMarginWarning", "contact_groups", "build_groups", "closest_point_on_triangles", "MESH_CONTACTS"]
 
 _MAX_ALL_PAIRS = 20000   # coupling="all" of a sphere cloud: at most this many body pairs in the pattern
 _AUTO_ALL_PAIRS = 500    # coupling="auto": "all" up to this many body pairs, else "none"
@@ -287,10 +288,14 @@ class _Contacts:
         self.expression = expression          # mask -> kin.Scalar of the selected contacts
 
 
-class _Group:
-    """Common part of the candidate-based contact groups; same interface as pairs.ContactGroup."""
+class _Group(ElementGroup):
+    """Common part of the candidate-based contact groups (the element-family protocol, flexmb/groups.py).
+    Instances are the body-pair slots of the Newton matrix; the blocks keep their full structure (zero
+    while apart)."""
 
     label = "contact"
+    family = "contacts"
+    probe_structure = False
 
     def _setup(self, nq, bodies_i, bodies_j, pairs, self_slots, laws):
         self.nq = nq
@@ -372,9 +377,10 @@ class _Group:
     def _forces(self, c: _Contacts, dm):
         return self.law_table.force(c.delta, c.rate, dm, c.law)
 
-    def residual(self, qe, ve, t, coef=None):
+    def residual(self, st: EvalState, coef=None):
         """Residual contribution ``-Q`` (N, N m, generalized) of the touching candidates and, with ``coef``,
         their exact stiffness/damping blocks (docs/theory-contact.md §4, §8)."""
+        qe, ve = st.qe, st.ve
         c = self._contacts(qe, ve)
         dm = self.approach.trial(c.delta, c.rate, ids=c.ids) if c.delta.size else c.delta
         F, dF, dFd = self._forces(c, dm)
@@ -382,13 +388,13 @@ class _Group:
         nx = self.slots.nx
         if act.size == 0:
             blocks = None if coef is None else np.zeros((self.slots.n_slots, nx, nx))
-            return self.scatter, np.zeros((self.slots.n_slots, nx)), blocks
+            return np.zeros((self.slots.n_slots, nx)), blocks
         x = c.expression(act)
         a, b = self.slots.slots(c.bi[act], c.bj[act])
         Fa = F[act]
         r = self.slots.aggregate(a, b, -Fa[:, None] * x.jac)
         if coef is None:
-            return self.scatter, r, None
+            return r, None
         cM, cC, cK = coef
         blk = np.zeros((act.size, nx, nx))
         xd = ve[self.slots.gather(c.bi[act], c.bj[act])]
@@ -399,15 +405,17 @@ class _Group:
             blk += cK * (x.jac[:, :, None] * g[:, None, :] - Fa[:, None, None] * Hx)
         if cC:
             blk += cC * dFd[act, None, None] * x.jac[:, :, None] * x.jac[:, None, :]
-        return self.scatter, r, self.slots.aggregate(a, b, blk)
+        return r, self.slots.aggregate(a, b, blk)
 
-    def potential(self, qe, ve) -> float:
+    def potential(self, st: EvalState) -> float:
         """Elastic energy (J) stored in the touching candidates, ``integral of K delta^n`` of each law."""
+        qe, ve = st.qe, st.ve
         c = self._contacts(qe, ve)
         return float(np.sum(self.law_table.elastic_energy(c.delta, c.law)))
 
-    def power(self, qe, ve) -> float:
+    def power(self, st: EvalState) -> float:
         """Power (W) of the dissipative part of the contact forces at this state (<= 0; docs/theory.md §6)."""
+        qe, ve = st.qe, st.ve
         c = self._contacts(qe, ve)
         if not c.delta.size:
             return 0.0
@@ -567,25 +575,28 @@ class PlaneGroup(_Group):
 
         return _Contacts(self.R[p] - x, -xdot, c, self.plaw[p], bi, bj, expression)
 
-    def penetration(self, qe, ve) -> np.ndarray:
+    def penetration(self, st: EvalState) -> np.ndarray:
         """Penetration (m) of every node/sphere-plane combination, ``-inf`` where it is not a candidate."""
+        qe, ve = st.qe, st.ve
         out = np.full(len(self.combos), -np.inf)
         c = self._contacts(qe, ve)
         out[c.ids] = c.delta
         return out
 
-    def accept(self, qe, ve) -> None:
+    def accept(self, st: EvalState) -> None:
         """At an accepted step: rebuild the candidates (broad phase), report pairs the margin missed, and
         record the approach speeds (m/s) of new touches (docs/theory-contact.md §8.3)."""
+        qe, ve = st.qe, st.ve
         old = self.cand
         self._rebuild(qe, ve)
         c = self._contacts(qe, ve)
         self._missed(c.ids, old, c.delta)
         self.approach.accept(c.delta, c.rate, ids=c.ids)
 
-    def start(self, qe, ve) -> None:
+    def start(self, st: EvalState) -> None:
         """Clean history at the start of a run: the broad phase forgets its previous rebuild, pairs
         penetrating at ``(qe, ve)`` capture their approach speed (ApproachSpeeds.start)."""
+        qe, ve = st.qe, st.ve
         self._forget_rebuilds()
         self._rebuild(qe, ve)
         c = self._contacts(qe, ve)
@@ -684,13 +695,15 @@ class SphereGroup(_Group):
 
         return _Contacts(self.R[i] + self.R[j] - L, -xdot, np.arange(n), self.slaw[i], bi, bj, expression)
 
-    def penetration(self, qe, ve) -> np.ndarray:
+    def penetration(self, st: EvalState) -> np.ndarray:
         """Penetration ``R_i + R_j - |c_j - c_i|`` (m) of every candidate pair."""
+        qe, ve = st.qe, st.ve
         return self._contacts(qe, ve).delta
 
-    def accept(self, qe, ve) -> None:
+    def accept(self, st: EvalState) -> None:
         """At an accepted step: rebuild the candidate sphere pairs (broad phase), report missed pairs and carry
         the approach speeds (m/s) of pairs still in touch across the rebuild (docs/theory-contact.md §8.3)."""
+        qe, ve = st.qe, st.ve
         old_keys, old = self.keys, self.approach
         self.keys = self._rebuild(qe, ve)
         c = self._contacts(qe, ve)
@@ -699,9 +712,10 @@ class SphereGroup(_Group):
         transfer_approach(old_keys if old_keys is not None else np.zeros(0, np.int64), old, self.keys, self.approach)
         self.approach.accept(c.delta, c.rate)
 
-    def start(self, qe, ve) -> None:
+    def start(self, st: EvalState) -> None:
         """Clean history at the start of a run: the broad phase forgets its previous rebuild, pairs
         penetrating at ``(qe, ve)`` capture their approach speed (ApproachSpeeds.start)."""
+        qe, ve = st.qe, st.ve
         self._forget_rebuilds()
         self.keys = self._rebuild(qe, ve)
         c = self._contacts(qe, ve)
@@ -889,13 +903,15 @@ class TriangleGroup(_Group):
             rate[c.ids[top]] = c.rate[top]
         return delta, rate
 
-    def penetration(self, qe, ve) -> np.ndarray:
+    def penetration(self, st: EvalState) -> np.ndarray:
         """Penetration (m) per contact point at its closest mesh feature (face, edge or vertex)."""
+        qe, ve = st.qe, st.ve
         return self._per_point(self._contacts(qe, ve))[0]
 
-    def accept(self, qe, ve) -> None:
+    def accept(self, st: EvalState) -> None:
         """At an accepted step: rebuild the sphere-triangle candidates, report missed pairs and record the
         approach speeds (m/s) per contact point at its closest feature (docs/theory-contact.md §8.2-8.3)."""
+        qe, ve = st.qe, st.ve
         old = self.keys
         self.keys = self._rebuild(qe, ve)
         c = self._contacts(qe, ve)
@@ -903,9 +919,10 @@ class TriangleGroup(_Group):
         delta, rate = self._per_point(c)
         self.approach.accept(delta, rate)
 
-    def start(self, qe, ve) -> None:
+    def start(self, st: EvalState) -> None:
         """Clean history at the start of a run: the broad phase forgets its previous rebuild, points
         penetrating at ``(qe, ve)`` capture their approach speed (ApproachSpeeds.start)."""
+        qe, ve = st.qe, st.ve
         self._forget_rebuilds()
         self.keys = self._rebuild(qe, ve)
         delta, rate = self._per_point(self._contacts(qe, ve))
@@ -933,8 +950,14 @@ def _ranges(starts, counts):
     return np.repeat(np.asarray(starts, dtype=np.int64), counts) + np.arange(counts.sum()) - offs
 
 
+def build_groups(forces, nq: int, st: EvalState) -> list:
+    """The mesh, node and sphere-cloud contact groups of a model (flexmb/groups.py ``FAMILY_MODULES``), with
+    their broad phase built at the initial state ``st``: :func:`contact_groups`."""
+    return contact_groups(forces, nq, st.qe, st.ve)
+
+
 def contact_groups(forces, nq: int, qe: np.ndarray, ve: np.ndarray) -> list:
-    """The groups of the contact elements of this module among ``forces`` (for Assembly.contacts).
+    """The groups of the contact elements of this module among ``forces``.
 
     ``qe``, ``ve``: the initial state, extended by the ground (kinematics.extend); the broad phase is
     built there (and rebuilt at every accepted step)."""

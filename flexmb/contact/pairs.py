@@ -30,6 +30,7 @@ from ..checks import scalar
 from ..errors import ModelError, NonFiniteError
 from ..forces.base import ForceElement
 from ..forces.springs import ScalarSpringGroup, SpringPrimitive
+from ..groups import ElementGroup, EvalState
 from ..joints.base import point3, unit
 from ..compiled import lazy_module
 from .friction import FrictionLaw, FrictionTable
@@ -37,7 +38,8 @@ from .laws import ApproachSpeeds, ContactLaw, LawTable
 
 cf = lazy_module("flexmb.compiled.forces")   # numba loads with the first evaluation, not at import
 
-__all__ = ["SpherePlaneContact", "SphereSphereContact", "ClearanceJoint", "ContactGroup", "CONTACT_TYPES"]
+__all__ = ["SpherePlaneContact", "SphereSphereContact", "ClearanceJoint", "ContactGroup", "CONTACT_TYPES",
+           "build_groups"]
 
 
 def _radius(value, what: str, owner: str) -> float:
@@ -198,16 +200,22 @@ CONTACT_TYPES = (SpherePlaneContact, SphereSphereContact, ClearanceJoint)
 """Every force element that ``ContactGroup`` evaluates (the assembly collects these)."""
 
 
-class ContactGroup:
+class ContactGroup(ElementGroup):
     """All contact pairs of one geometry kind (and one pair of modal counts): measures, built-in laws and
     the normal force with its blocks in one compiled call (``contact_kernel``); user laws are called from
     Python once per law object; friction of the pairs in contact that carry a friction law in two more
-    compiled calls (``friction_kernel``) around the friction laws.
+    compiled calls (``friction_kernel``) around the friction laws. The blocks keep their full structure
+    (zero while a pair is apart).
     """
+
+    family = "contacts"
+    probe_structure = False
 
     def __init__(self, contacts: list, nq: int):
         self.contacts = contacts
         self.n = len(contacts)
+        self.labels = [c.owner for c in contacts]
+        self._memo = None                      # (st, state) of the last state_at
         first = contacts[0]
         self.geometry = first.geometry
         if any(c.geometry != self.geometry for c in contacts):
@@ -252,6 +260,12 @@ class ContactGroup:
         x, xd = self._values(qe, ve)
         return x, self.sign * (self.offset - x), -self.sign * xd
 
+    def state_at(self, st: EvalState):
+        """:meth:`state` at ``st``, evaluated once per state object (power, then accept at a step's end)."""
+        if self._memo is None or self._memo[0] is not st:
+            self._memo = (st, self.state(st.qe, st.ve))
+        return self._memo[1]
+
     def forces(self, delta, delta_dot):
         """Normal forces ``F`` (N) and their derivatives ``dF/d delta`` (N/m), ``dF/d delta_dot`` (N s/m) of the
         pairs' laws at penetrations ``delta`` (m) and rates (m/s), with the trial approach speeds (§1)."""
@@ -294,25 +308,27 @@ class ContactGroup:
                                       ap.last_rate, given, cC, cK, want, x, xd, F, dF, dFd, J, Hv, r, blk), x)
         return x, xd, F, dF, dFd, J, Hv, r, (blk if want else None)
 
-    def residual(self, qe, ve, t, coef=None):
+    def residual(self, st: EvalState, coef=None):
         """Residual contribution ``-Q = -sign F grad x`` of all pairs (plus friction) and, with ``coef``, the exact
         Newton blocks ``K``, ``C`` of docs/theory-contact.md §4-§5."""
+        qe, ve = st.qe, st.ve
         x, xd, F, dF, dFd, J, Hv, r, blocks = self._normal(qe, ve, coef)
         if self.has_friction.any():
             self._friction(qe, ve, F, dF, dFd, J, Hv, coef, r, blocks if blocks is not None else self._blk0)
-        return self.scatter, r, blocks
+        return r, blocks
 
-    def accept(self, qe, ve) -> None:
+    def accept(self, st: EvalState) -> None:
         """Capture approach speeds at touch, release at separation (accepted states only)."""
-        _, delta, delta_dot = self.state(qe, ve)
-        self.approach.accept(delta, delta_dot)
+        _, delta, delta_dot = self.state_at(st)
+        self.approach.accept(delta, delta_dot)      # the state does not depend on it: the memo stays valid
 
-    def start(self, qe, ve) -> None:
-        """Clean history at the start of a run: pairs penetrating at ``(qe, ve)`` capture their
+    def start(self, st: EvalState) -> None:
+        """Clean history at the start of a run: pairs penetrating at ``st`` capture their
         approach speed there, the others are apart (ApproachSpeeds.start)."""
-        _, delta, delta_dot = self.state(qe, ve)
+        _, delta, delta_dot = self.state(st.qe, st.ve)
         self.approach = ApproachSpeeds(self.n)
         self.approach.start(delta, delta_dot)
+        self._memo = None
 
     def history(self) -> np.ndarray:
         """The approach-speed state of every pair (4 values per pair, ApproachSpeeds.history)."""
@@ -324,19 +340,23 @@ class ContactGroup:
             raise ModelError(f"{self.geometry} contact group: a history vector of {np.size(x)} values for "
                              f"{4 * self.n} expected")
         self.approach.set_history(x)
+        self._memo = None
 
-    def potential(self, qe, ve) -> float:
+    def potential(self, st: EvalState) -> float:
         """Elastic energy of the pairs (J)."""
-        _, delta, _ = self.state(qe, ve)
+        _, delta, _ = self.state_at(st)
         return float(np.sum(self.laws.elastic_energy(delta)))
 
-    def power(self, qe, ve) -> float:
+    def power(self, st: EvalState) -> float:
         """Power of the contact damping and of friction (W, <= 0)."""
-        return float(sum(self.powers(qe, ve)))
+        return float(sum(self._powers(st.qe, st.ve, self.state_at(st))))
 
     def powers(self, qe, ve) -> tuple[float, float]:
         """``(damping power, friction power)`` of the group (W)."""
-        x, delta, delta_dot = self.state(qe, ve)
+        return self._powers(qe, ve, self.state(qe, ve))
+
+    def _powers(self, qe, ve, state) -> tuple[float, float]:
+        x, delta, delta_dot = state
         dm = self.approach.trial(delta, delta_dot)
         damping = float(np.sum(self.laws.nonconservative_power(delta, delta_dot, dm)))
         friction = 0.0
@@ -345,11 +365,20 @@ class ContactGroup:
             friction = self._friction(qe, ve, F, dF, dFd, J, Hv, None, r, self._blk0)
         return damping, friction
 
-    def penetration(self, qe, ve) -> np.ndarray:
+    def penetration(self, st: EvalState) -> np.ndarray:
         """Penetration ``delta`` (m) of every pair (negative: apart)."""
-        return self.state(qe, ve)[1]
+        return self.state_at(st)[1]
 
     def normal_forces(self, qe, ve) -> np.ndarray:
         """Normal contact force of each pair (N) at a state, with the current approach speeds."""
         _, delta, delta_dot = self.state(qe, ve)
         return self.forces(delta, delta_dot)[0]
+
+
+def build_groups(forces, nq: int, st: EvalState) -> list[ContactGroup]:
+    """The pair-contact groups of a model (flexmb/groups.py ``FAMILY_MODULES``): one per contact type and pair
+    of modal counts."""
+    contacts = [f for f in forces if isinstance(f, CONTACT_TYPES)]
+    keys = sorted({(type(c).__name__, c.body_a.n_modes, c.body_b.n_modes) for c in contacts})
+    return [ContactGroup([c for c in contacts if (type(c).__name__, c.body_a.n_modes, c.body_b.n_modes) == k], nq)
+            for k in keys]

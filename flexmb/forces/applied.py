@@ -7,12 +7,13 @@ from .. import checks
 from ..compiled import lazy_module
 from ..bodies.base import GROUND, Body
 from ..errors import ModelError
+from ..groups import ElementGroup, EvalState
 from ..joints.base import point3
 from .base import ForceElement
 
 cf = lazy_module("flexmb.compiled.forces")   # numba loads with the first evaluation, not at import
 
-__all__ = ["Force", "Torque", "AppliedLoadGroup"]
+__all__ = ["Force", "Torque", "AppliedLoadGroup", "build_groups"]
 
 
 def _load_vector(value, owner: str):
@@ -72,19 +73,26 @@ class Torque(_Load):
         super().__init__(body, vector, body_fixed, name)
 
 
-class AppliedLoadGroup:
+class AppliedLoadGroup(ElementGroup):
     """All Force and Torque elements, evaluated in one compiled call.
 
     Generalized forces (docs/theory.md §3.3), s' the body-fixed point:
     global force f:  Q_r = f, Q_p = B(p, s')^T f = 2 Q(f, s') p;
     body force f':   Q_r = A f', Q_p = 2 G^T (s' x f');
     global torque n: Q_p = 2 E^T n;  body torque n': Q_p = 2 G^T n'.
+    The blocks keep their full structure (values of user functions of time).
     """
+
+    family = "loads"
+    applied = True
+    probe_structure = False
 
     def __init__(self, loads: list[_Load]):
         self.loads = loads
         self.n = len(loads)
+        self.labels = [ld.owner for ld in loads]
         self.idx = np.array([ld.body.offset + np.arange(7) for ld in loads], dtype=np.int64).reshape(self.n, 7)
+        self.scatter = self.idx
         self.is_force = np.array([isinstance(ld, Force) for ld in loads])
         self.body_fixed = np.array([ld.body_fixed for ld in loads])
         self.s = np.array([ld.local_point if isinstance(ld, Force) else np.zeros(3) for ld in loads],
@@ -100,19 +108,25 @@ class AppliedLoadGroup:
             out[k] = self.loads[k].value(t)
         return out
 
-    def residual(self, q, v, t, coef=None):
+    def residual(self, st: EvalState, coef=None):
         """Residual contribution ``-Q`` of the loads (generalized forces on the 7 frame coordinates of each
         body; Nikravesh 1988, §6.5) and, with ``coef``, ``-beta' dQ/dq`` for body-fixed loads (one compiled
         call, ``loads_kernel``)."""
         want = coef is not None
         r = np.empty((self.n, 7))
         blk = np.empty((self.n, 7, 7)) if want else np.empty((1, 7, 7))
-        cf.loads_kernel(q, v, self.idx, self.is_force, self.body_fixed, self.s, self.vectors(t),
+        cf.loads_kernel(st.q, st.v, self.idx, self.is_force, self.body_fixed, self.s, self.vectors(st.t),
                         float(coef[2]) if want else 0.0, want, r, blk)
-        return self.idx, r, (blk if want else None)
+        return r, (blk if want else None)
 
-    def power(self, q, v, t) -> float:
+    def power(self, st: EvalState) -> float:
         """Power (W) of all applied loads, ``Q . v`` (docs/theory.md §6)."""
         r = np.empty((self.n, 7))
-        return float(cf.loads_kernel(q, v, self.idx, self.is_force, self.body_fixed, self.s, self.vectors(t), 0.0,
-                                     False, r, np.empty((1, 7, 7))))
+        return float(cf.loads_kernel(st.q, st.v, self.idx, self.is_force, self.body_fixed, self.s,
+                                     self.vectors(st.t), 0.0, False, r, np.empty((1, 7, 7))))
+
+
+def build_groups(forces, nq: int, st: EvalState) -> list[AppliedLoadGroup]:
+    """The applied-load group of a model (flexmb/groups.py ``FAMILY_MODULES``): every Force and Torque."""
+    loads = [f for f in forces if isinstance(f, (Force, Torque))]
+    return [AppliedLoadGroup(loads)] if loads else []

@@ -24,13 +24,14 @@ from ..bodies.base import Body
 from ..checks import scalar
 from ..compiled import lazy_module
 from ..errors import ModelError, NonFiniteError
+from ..groups import ElementGroup, EvalState
 from ..joints.base import perpendicular_pair, point3, unit
 from ..timefunctions import TimeFunction
 from .springs import ScalarSpringGroup, SpringPrimitive, _PairForce
 
 cf = lazy_module("flexmb.compiled.forces")   # numba loads with the first evaluation, not at import
 
-__all__ = ["PlasticHinge", "CrushElement", "PlasticHingeGroup", "CrushGroup", "crash_groups",
+__all__ = ["PlasticHinge", "CrushElement", "PlasticHingeGroup", "CrushGroup", "crash_groups", "build_groups",
            "TrianglePulse", "triangular_pulse", "far_562_pulse", "FAR_562", "G0"]
 
 G0 = 9.80665            # standard gravity (m/s^2) to convert g levels
@@ -192,14 +193,21 @@ class CrushElement(_PairForce):
 
 
 # -- groups ----------------------------------------------------------------------------------
-class _CrashGroup:
-    """Shared plumbing: the scalar measure (ScalarSpringGroup), state-free evaluation and accept."""
+class _CrashGroup(ElementGroup):
+    """Shared plumbing: the scalar measure (ScalarSpringGroup), state-free evaluation and accept.
+
+    Energy (docs/theory-crash.md §4): the work of the element forces is booked whole as non-conservative
+    (``power``, no ``potential``): the recoverable part depends on the plastic history, which moves only at
+    accepted steps. ``elastic_energy`` and ``dissipation`` split it for reports."""
 
     measure_kind = ""
+    family = "crash"
+    probe_structure = False
 
     def __init__(self, elements, nq: int):
         self.elements = list(elements)
         self.n = len(self.elements)
+        self.labels = [e.owner for e in self.elements]
         self.measure = ScalarSpringGroup(self.measure_kind, [e.measure_primitive() for e in self.elements], nq)
         self.gather, self.scatter = self.measure.gather, self.measure.scatter
         self.tables = _Tables([e.curve for e in self.elements])
@@ -224,37 +232,57 @@ class _CrashGroup:
         if bad >= 0:             # the measure or the law checks name the element
             self._law(*self._eval(qe, ve))
             raise NonFiniteError(f"{self.elements[bad % n].owner}: the element force is not finite")
-        return self.scatter, r, (blk if want else None)
+        return r, (blk if want else None)
+
+    def residual(self, st: EvalState, coef=None):
+        """``(r, blocks)``: the element forces on the measure's coordinates and ``cC C + cK K`` (or None)."""
+        return self._forces(st.qe, st.ve, coef)
 
     def _check(self, arr, what):
         if not np.all(np.isfinite(arr)):
             k = int(np.argmax(~np.isfinite(arr)))
             raise NonFiniteError(f"{self.elements[k].owner}: {what} is {arr[k]}")
 
-    def accept(self, qe, ve) -> float:
-        """Update the history at an accepted state; returns the element power on the bodies (W)."""
-        x, xd = self._eval(qe, ve)
-        law = self._law(x, xd)
-        work = self._work_rate(law, xd)
+    def _law_at(self, st: EvalState):
+        """Measures, rates and law at ``st`` under the current history, evaluated once per state object
+        (``power`` then ``accept`` at a step's end)."""
+        if self._memo is None or self._memo[0] is not st:
+            x, xd = self.measure.values_at(st)
+            self._memo = (st, x, xd, self._law(x, xd))
+        return self._memo[1:]
+
+    _memo = None
+
+    def power(self, st: EvalState) -> float:
+        """Power of the element forces on the bodies (W) under the current history: ``-(dV_elastic/dt) +
+        dissipation``; the energy balance books it as non-conservative power (docs/theory-crash.md §4)."""
+        _, xd, law = self._law_at(st)
+        return -float(np.sum(self._work_rate(law, xd)))
+
+    def accept(self, st: EvalState) -> None:
+        """Update the history at an accepted state: the plastic state, the absorbed work (trapezoid in the
+        measure) and the unwrapping reference of angles."""
+        x, xd, law = self._law_at(st)
         m, load = self._signed(x, law)
         if self._prev is not None:
             self.absorbed += 0.5 * (self._prev[1] + load) * (m - self._prev[0])
         self._update(x, law)
-        self.measure.accept(qe, ve)          # unwrapping reference of angles
+        self.measure.accept(st)          # unwrapping reference of angles
         m2, load2 = self._signed(x, self._law(x, xd))
         self._prev = (m2, load2)
-        return -float(np.sum(work))
+        self._memo = None
 
     # -- history protocol (docs/guide.md §5) ---------------------------------------------------------
     _STATE: tuple = ()     # names of the per-element history arrays of the subclass, all (n,)
 
-    def start(self, qe, ve) -> None:
+    def start(self, st: EvalState) -> None:
         """Clean history at the start of a run: no plastic deformation, nothing absorbed."""
         for name in self._STATE:
             setattr(self, name, np.zeros(self.n))
         self.absorbed = np.zeros(self.n)
         self._prev = None
-        self.measure.start(qe, ve)
+        self._memo = None
+        self.measure.start(st)
 
     def history(self) -> np.ndarray:
         """``[state arrays of the subclass, absorbed, has_prev, prev measure, prev load, unwrapping
@@ -278,21 +306,12 @@ class _CrashGroup:
         has_prev = x[(k + 1) * n] != 0.0
         rest = x[(k + 1) * n + 1:]
         self._prev = (rest[:n].copy(), rest[n:2 * n].copy()) if has_prev else None
+        self._memo = None
         self.measure.set_history(rest[2 * n:])
 
-    def work_power(self, qe, ve) -> float:
-        """Power of the element forces on the bodies (W): ``-(dV_elastic/dt) + power``; the energy
-        balance books it as non-conservative power (docs/theory-crash.md §4)."""
-        x, xd = self._eval(qe, ve)
-        return -float(np.sum(self._work_rate(self._law(x, xd), xd)))
-
-    def potential(self, qe, ve) -> float:
-        """Elastic (recoverable) energy under the current history (J)."""
-        x, xd = self._eval(qe, ve)
-        return float(np.sum(self._elastic(self._law(x, xd))))
-
-    def power(self, qe, ve) -> float:
-        """Dissipation rate (W, <= 0 while the element deforms plastically) under the current history."""
+    def dissipation(self, qe, ve) -> float:
+        """Dissipation rate (W, <= 0 while the element deforms plastically) under the current history; with
+        the rate of :meth:`elastic_energy` it makes up :meth:`power`."""
         x, xd = self._eval(qe, ve)
         return -float(np.sum(self._dissipation(self._law(x, xd), xd)))
 
@@ -338,10 +357,6 @@ class PlasticHingeGroup(_CrashGroup):
         ``alpha'`` at rotations ``theta`` from the current history (return mapping, theory §1)."""
         law = self._law(theta, np.zeros(self.n))
         return law[3], law[4], law[5]
-
-    def residual(self, qe, ve, t, coef=None):
-        """(scatter, r = M dtheta/dx (n, nx), blocks ``cC C + cK K`` or None)."""
-        return self._forces(qe, ve, coef)
 
     def moments(self, qe, ve) -> np.ndarray:
         """Hinge moment (N m), positive when it resists a positive rotation of b relative to a."""
@@ -396,10 +411,6 @@ class CrushGroup(_CrashGroup):
         self._check(F, "the crush force")
         return F, K, d
 
-    def residual(self, qe, ve, t, coef=None):
-        """(scatter, r = -F dL/dx (n, nx), blocks ``cK K`` or None; the law has no rate term)."""
-        return self._forces(qe, ve, coef)
-
     def forces(self, qe, ve) -> np.ndarray:
         """Crush force (N, >= 0, pushing the points apart)."""
         x, _ = self._eval(qe, ve)
@@ -428,13 +439,19 @@ class CrushGroup(_CrashGroup):
 
 def crash_groups(forces, nq: int) -> list:
     """The groups of all crash elements in ``forces``: one per element type and pair
-    of modal counts (the assembly registers them like spring groups)."""
+    of modal counts (plastic hinges: ``r = M dtheta/dx``, blocks ``cC C + cK K``; crush elements:
+    ``r = -F dL/dx``, blocks ``cK K``, the law has no rate term)."""
     out = []
     for cls, group in ((PlasticHinge, PlasticHingeGroup), (CrushElement, CrushGroup)):
         els = [f for f in forces if isinstance(f, cls)]
         keys = sorted({(f.body_a.n_modes, f.body_b.n_modes) for f in els})
         out += [group([f for f in els if (f.body_a.n_modes, f.body_b.n_modes) == k], nq) for k in keys]
     return out
+
+
+def build_groups(forces, nq: int, st: EvalState) -> list:
+    """The crash groups of a model (flexmb/groups.py ``FAMILY_MODULES``): :func:`crash_groups`."""
+    return crash_groups(forces, nq)
 
 
 # -- prescribed deceleration pulses ------------------------------------------------------------

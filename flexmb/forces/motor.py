@@ -21,13 +21,14 @@ import numpy as np
 from ..checks import scalar
 from ..compiled import lazy_module
 from ..errors import ModelError
+from ..groups import ElementGroup, EvalState
 from ..timefunctions import as_time_function
 from .base import ForceElement
 from .springs import ScalarSpringGroup, SpringPrimitive
 
 cf = lazy_module("flexmb.compiled.forces")   # numba loads with the first evaluation, not at import
 
-__all__ = ["DCMotor", "DCMotorGroup"]
+__all__ = ["DCMotor", "DCMotorGroup", "build_groups"]
 
 
 def _positive(value, what: str, owner: str, allow_zero: bool = False) -> float:
@@ -82,15 +83,19 @@ class DCMotor(ForceElement):
         return self.voltage.value(t)
 
 
-class DCMotorGroup:
+class DCMotorGroup(ElementGroup):
     """All DC motors whose bodies have the same modal counts, one compiled call.
 
-    Columns per instance: the pair coordinates of the joint's bodies, then the motor's charge.
+    Columns per instance: the pair coordinates of the joint's bodies, then the motor's charge. The
+    inductance is the charge's inertia: the magnetic energy ``L_a i^2 / 2`` is the family's ``kinetic``.
     """
+
+    family = "motors"
 
     def __init__(self, motors: list[DCMotor], nq: int):
         self.motors = motors
         self.n = len(motors)
+        self.labels = [m.owner for m in motors]
         self.measure = ScalarSpringGroup("angle", [m.angle_primitive() for m in motors], nq)
         self.state = np.array([m.offset for m in motors], dtype=np.int64)
         self.scatter = np.concatenate([self.measure.scatter, self.state[:, None]], axis=1)
@@ -108,8 +113,8 @@ class DCMotorGroup:
             V[k] = self.motors[k].supply(t)
         return V
 
-    def residual(self, qe, ve, a, t, coef=None):
-        """(scatter (n, nx+1), r (n, nx+1), blocks ``cM M + cC C + cK K`` or None): one compiled call
+    def residual(self, st: EvalState, coef=None):
+        """(r (n, nx+1), blocks ``cM M + cC C + cK K`` or None) on the columns ``scatter``: one compiled call
         (flexmb/compiled/forces.py, ``motor_kernel``)."""
         m = self.measure
         n, nx = m.gather.shape
@@ -117,19 +122,19 @@ class DCMotorGroup:
         cM, cC, cK = (float(c) for c in coef) if want else (0.0, 0.0, 0.0)
         r = np.empty((n, nx + 1))
         blk = np.empty((n, nx + 1, nx + 1)) if want else np.empty((1, nx + 1, nx + 1))
-        cf.motor_kernel(m.code, qe, ve, a, m.gather, self.state, m.vecs, m.shps, m.sides, *m.n_modes, m.angle_ref, self.K_p,
-                        self.r_a, self.L_a, self.D, self.supply(t), cM, cC, cK, want, r, blk)
-        return self.scatter, r, (blk if want else None)
+        cf.motor_kernel(m.code, st.qe, st.ve, st.a, m.gather, self.state, m.vecs, m.shps, m.sides, *m.n_modes, m.angle_ref, self.K_p,
+                        self.r_a, self.L_a, self.D, self.supply(st.t), cM, cC, cK, want, r, blk)
+        return r, (blk if want else None)
 
-    def magnetic_energy(self, v) -> float:
-        """``sum L_a i^2 / 2`` (J)."""
-        return float(0.5 * np.sum(self.L_a * v[self.state] ** 2))
+    def kinetic(self, st: EvalState) -> float:
+        """Magnetic energy ``sum L_a i^2 / 2`` (J), kinetic in the electromechanical analogy."""
+        return float(0.5 * np.sum(self.L_a * st.v[self.state] ** 2))
 
-    def power(self, qe, ve, t) -> float:
+    def power(self, st: EvalState) -> float:
         """Supply power minus losses ``V i - r_a i^2 - D omega^2`` (W)."""
-        _, w = self.measure.values(qe, ve)
-        i = ve[self.state]
-        return float(np.sum(self.supply(t) * i - self.r_a * i * i - self.D * w * w))
+        _, w = self.measure.values(st.qe, st.ve)
+        i = st.ve[self.state]
+        return float(np.sum(self.supply(st.t) * i - self.r_a * i * i - self.D * w * w))
 
     def currents(self, v) -> np.ndarray:
         """Armature currents (A), the motors' own coordinates in ``v``."""
@@ -139,3 +144,12 @@ class DCMotorGroup:
         """Motor torque on the rotor side ``K_p i - D omega`` (N m)."""
         _, w = self.measure.values(qe, ve)
         return self.K_p * ve[self.state] - self.D * w
+
+
+def build_groups(forces, nq: int, st: EvalState) -> list[DCMotorGroup]:
+    """The motor groups of a model (flexmb/groups.py ``FAMILY_MODULES``): one per pair of modal counts of the
+    driven joint's bodies."""
+    motors = [f for f in forces if isinstance(f, DCMotor)]
+    keys = sorted({(f.joint.body_a.n_modes, f.joint.body_b.n_modes) for f in motors})
+    return [DCMotorGroup([f for f in motors if (f.joint.body_a.n_modes, f.joint.body_b.n_modes) == k], nq)
+            for k in keys]

@@ -5,11 +5,12 @@ import numpy as np
 
 from ..compiled import lazy_module
 from ..errors import ModelError
+from ..groups import ElementGroup, EvalState
 from .applied import _Load
 
 cf = lazy_module("flexmb.compiled.forces")   # numba loads with the first evaluation, not at import
 
-__all__ = ["NodalForce", "NodalForceGroup"]
+__all__ = ["NodalForce", "NodalForceGroup", "build_groups"]
 
 
 class NodalForce(_Load):
@@ -51,18 +52,23 @@ def _node_ids(body, nodes, owner: str) -> np.ndarray:
     return ids.astype(np.int64)
 
 
-class NodalForceGroup:
+class NodalForceGroup(ElementGroup):
     """All nodal forces on flexible bodies with ``m`` modes, one compiled call.
 
     Each (force, node) pair is one instance acting on the body's ``7 + m`` coordinates.
     """
 
+    family = "nodal"
+    applied = True
+
     def __init__(self, loads: list[NodalForce]):
         inst = [(ld, k) for ld in loads for k in ld.nodes]
         self.loads = loads
         self.n = len(inst)
+        self.labels = [f"{ld.owner} node {int(k)}" for ld, k in inst]
         self.m = m = loads[0].body.n_modes
         self.idx = np.array([ld.body.offset + np.arange(7 + m) for ld, _ in inst], dtype=np.int64).reshape(self.n, 7 + m)
+        self.scatter = self.idx
         self.x0 = np.array([ld.body.modes.nodes[k] for ld, k in inst], dtype=float).reshape(self.n, 3)
         self.phi = np.array([ld.body.node_shapes(k)[0][0] for ld, k in inst], dtype=float).reshape(self.n, 3, m)
         self.owner = np.repeat(np.arange(len(loads)), [ld.nodes.size for ld in loads])
@@ -78,19 +84,25 @@ class NodalForceGroup:
             F[k] = self.loads[k].value(t)
         return F[self.owner]
 
-    def residual(self, q, v, t, coef=None):
+    def residual(self, st: EvalState, coef=None):
         """Residual contribution ``-Q`` (generalized nodal forces on frame and modal coordinates,
         docs/theory-flexible.md §5) and, with ``coef``, their ``-beta' dQ/dq`` blocks (one compiled call)."""
         want = coef is not None
         nc = 7 + self.m
         r = np.empty((self.n, nc))
         blk = np.empty((self.n, nc, nc)) if want else np.empty((1, nc, nc))
-        cf.nodal_kernel(q, v, self.idx, self.x0, self.phi, self.body_fixed, self.forces(t),
+        cf.nodal_kernel(st.q, st.v, self.idx, self.x0, self.phi, self.body_fixed, self.forces(st.t),
                         float(coef[2]) if want else 0.0, want, r, blk)
-        return self.idx, r, (blk if want else None)
+        return r, (blk if want else None)
 
-    def power(self, q, v, t) -> float:
+    def power(self, st: EvalState) -> float:
         """Power (W) of the nodal forces, ``Q . v`` (docs/theory.md §6)."""
         nc = 7 + self.m
-        return float(cf.nodal_kernel(q, v, self.idx, self.x0, self.phi, self.body_fixed, self.forces(t), 0.0, False,
-                                     np.empty((self.n, nc)), np.empty((1, nc, nc))))
+        return float(cf.nodal_kernel(st.q, st.v, self.idx, self.x0, self.phi, self.body_fixed, self.forces(st.t),
+                                     0.0, False, np.empty((self.n, nc)), np.empty((1, nc, nc))))
+
+
+def build_groups(forces, nq: int, st: EvalState) -> list[NodalForceGroup]:
+    """The nodal-force groups of a model (flexmb/groups.py ``FAMILY_MODULES``): one per modal count."""
+    nodal = [f for f in forces if isinstance(f, NodalForce)]
+    return [NodalForceGroup([f for f in nodal if f.body.n_modes == m]) for m in sorted({f.body.n_modes for f in nodal})]

@@ -21,13 +21,14 @@ from .. import checks
 from ..compiled import lazy_module
 from ..checks import scalar
 from ..errors import ModelError, NonFiniteError
+from ..groups import ElementGroup, EvalState
 from ..joints.base import perpendicular_pair, point3, unit
 from ..joints.kernels import modal_counts, pair_columns, stack_shapes
 from .base import ForceElement
 
 cf = lazy_module("flexmb.compiled.forces")   # numba loads with the first evaluation, not at import
 
-__all__ = ["SpringDamper", "RotationalSpringDamper", "Bushing", "ScalarSpringGroup"]
+__all__ = ["SpringDamper", "RotationalSpringDamper", "Bushing", "ScalarSpringGroup", "build_groups"]
 
 
 def _coeff(value, what: str, owner: str) -> float:
@@ -172,14 +173,18 @@ _VECTORS = {"length": ("u_i", "u_j"), "angle": ("f_i", "g_i", "f_j"), "axial": (
             "twist": ("f_i", "g_i", "f_j", "g_j")}
 
 
-class ScalarSpringGroup:
+class ScalarSpringGroup(ElementGroup):
     """All spring primitives of one measure kind: one compiled call per evaluation
-    (flexmb/compiled/forces.py, ``spring_kernel``)."""
+    (flexmb/compiled/forces.py, ``spring_kernel``). Also the measure of motors, crash elements and contact
+    pairs (``values``, and the unwrapping reference of angles as history)."""
+
+    family = "springs"
 
     def __init__(self, measure: str, prims: list[SpringPrimitive], nq: int):
         self.measure = measure
         self.prims = prims
         self.n = len(prims)
+        self.labels = [p.label for p in prims]
         self.n_modes = modal_counts(prims[0])
         self.gather, self.scatter = pair_columns([p.body_i for p in prims], [p.body_j for p in prims], nq)
         names = _VECTORS[measure]
@@ -200,6 +205,7 @@ class ScalarSpringGroup:
         self.angle_ref = np.zeros(self.n)   # last accepted angle, for unwrapping
         nx = self.gather.shape[1]
         self._J, self._H0 = np.empty((self.n, nx)), np.empty((0, nx, nx))     # scratch of value-only calls
+        self._memo = None                   # (st, x, xd) of the last values_at
 
     def _check(self, bad: int, x: np.ndarray) -> None:
         if bad >= 0:
@@ -213,7 +219,13 @@ class ScalarSpringGroup:
                                       self.angle_ref, False, x, xd, self._J, self._H0), x)
         return x, xd
 
-    def residual(self, qe, ve, t, coef=None):
+    def values_at(self, st: EvalState) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`values` at ``st``, evaluated once per state object (power then accept at a step's end)."""
+        if self._memo is None or self._memo[0] is not st:
+            self._memo = (st, *self.values(st.qe, st.ve))
+        return self._memo[1], self._memo[2]
+
+    def residual(self, st: EvalState, coef=None):
         """Residual contribution ``tau grad x`` with ``tau = k (x - x0) + c x_dot`` (N or N m) and, with ``coef``,
         the exact blocks ``cK (k grad x grad x^T + c grad x (H v)^T + tau H) + cC c grad x grad x^T``
         (docs/theory.md §4)."""
@@ -222,33 +234,34 @@ class ScalarSpringGroup:
         want = coef is not None
         blocks = np.empty((n, nx, nx)) if want else np.empty((1, nx, nx))
         cC, cK = (float(coef[1]), float(coef[2])) if want else (0.0, 0.0)
-        self._check(cf.spring_kernel(self.code, qe, ve, self.gather, self.vecs, self.shps, self.sides, *self.n_modes,
-                                     self.angle_ref, self.k, self.c, self.x0, cK, cC, want, x, xd, r, blocks), x)
-        return self.scatter, r, (blocks if want else None)
+        self._check(cf.spring_kernel(self.code, st.qe, st.ve, self.gather, self.vecs, self.shps, self.sides,
+                                     *self.n_modes, self.angle_ref, self.k, self.c, self.x0, cK, cC, want, x, xd, r,
+                                     blocks), x)
+        return r, (blocks if want else None)
 
-    def potential(self, qe, ve) -> float:
+    def potential(self, st: EvalState) -> float:
         """Elastic energy ``sum k (x - x0)^2 / 2`` (J)."""
-        x, _ = self.values(qe, ve)
+        x, _ = self.values_at(st)
         return float(0.5 * np.sum(self.k * (x - self.x0) ** 2))
 
-    def power(self, qe, ve) -> float:
+    def power(self, st: EvalState) -> float:
         """Damper power ``-sum c x_dot^2`` (W, <= 0)."""
-        _, xd = self.values(qe, ve)
-        return float(-np.sum(self.c * xd * xd))
-
-    def accept(self, qe, ve) -> float:
-        """Record the accepted angles (the next evaluation unwraps about them);
-        returns the damper power (W) at the accepted state."""
-        x, xd = self.values(qe, ve)
-        if self.measure == "angle":
-            self.angle_ref = x
+        _, xd = self.values_at(st)
         return float(-np.sum(self.c * xd * xd))
 
     # -- history protocol (docs/guide.md §5): the unwrapping reference of angle measures -------------
-    def start(self, qe, ve) -> None:
+    def accept(self, st: EvalState) -> None:
+        """Record the accepted angles (the next evaluation unwraps about them)."""
+        x, _ = self.values_at(st)
+        if self.measure == "angle":
+            self.angle_ref = x
+        self._memo = None
+
+    def start(self, st: EvalState) -> None:
         """Clean history at the start of a run: angles unwrap about 0, the initial configuration
-        from which they are measured (``qe``, ``ve`` are not needed)."""
+        from which they are measured (``st`` is not needed)."""
         self.angle_ref = np.zeros(self.n)
+        self._memo = None
 
     def history(self) -> np.ndarray:
         """The unwrapping reference (rad, one per angle primitive; empty for other measures)."""
@@ -258,6 +271,20 @@ class ScalarSpringGroup:
         """Restore a vector from :meth:`history`."""
         if self.measure == "angle":
             self.angle_ref = _history_part(x, self.n, f"{self.measure} springs").copy()
+        self._memo = None
+
+
+def build_groups(forces, nq: int, st: EvalState) -> list[ScalarSpringGroup]:
+    """The spring groups of a model (flexmb/groups.py ``FAMILY_MODULES``): the primitives of every element
+    with ``primitives()`` (spring-dampers, rotational spring-dampers, bushings), one group per measure kind and
+    pair of modal counts."""
+    springs = [p for f in forces if hasattr(f, "primitives") for p in f.primitives()]
+    out = []
+    for kind in ("length", "angle", "axial", "twist"):
+        of_kind = [p for p in springs if p.measure == kind]
+        for counts in sorted({modal_counts(p) for p in of_kind}):
+            out.append(ScalarSpringGroup(kind, [p for p in of_kind if modal_counts(p) == counts], nq))
+    return out
 
 
 def _history_part(x, n: int, owner: str) -> np.ndarray:

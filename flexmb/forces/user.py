@@ -7,9 +7,10 @@ from .. import rotations as rot
 from ..bodies.base import GROUND, Body
 from ..checks import user_array, user_call, user_value
 from ..errors import ModelError
+from ..groups import ElementGroup, EvalState
 from .base import ForceElement
 
-__all__ = ["UserForce", "wrench_to_generalized"]
+__all__ = ["UserForce", "UserForceGroup", "wrench_to_generalized", "build_groups"]
 
 
 def wrench_to_generalized(q_body, force=(0.0, 0.0, 0.0), torque=(0.0, 0.0, 0.0),
@@ -86,25 +87,39 @@ class UserForce(ForceElement):
         return dq, dv
 
 
-class UserForceGroup:
-    """The user forces of a system (one call of each user function per evaluation)."""
+class UserForceGroup(ElementGroup):
+    """One user force: its function (and Jacobian) called once per evaluation, on the coordinates of its bodies
+    (one instance; user forces of different sizes cannot share an array, and the Python call is per force
+    anyway). The block keeps its full structure (the values come from user code)."""
 
-    def __init__(self, forces: list[UserForce]):
-        self.forces = forces
-        self.idx = [f.indices() for f in forces]
+    family = "users"
+    probe_structure = False
 
-    def contributions(self, q, v, t, coef=None):
-        """Per user force: coordinate indices, generalized force ``-Q`` and, with ``coef``, its Newton block from
+    def __init__(self, force: UserForce):
+        self.force = force
+        self.forces = [force]
+        self.idx = force.indices()
+        self.scatter = self.idx[None, :]
+        self.labels = [f"user force {force.name!r}"]
+
+    def residual(self, st: EvalState, coef=None):
+        """``-Q`` (1, k) of the user force and, with ``coef``, its block ``-(cK dQ/dq + cC dQ/dv)`` (1, k, k) from
         the user Jacobian (or checked finite differences)."""
-        for f, idx in zip(self.forces, self.idx):
-            qb, vb = q[idx].copy(), v[idx].copy()
-            Q = f.generalized(t, qb, vb)
-            blk = None
-            if coef is not None:
-                dq, dv = f.derivatives(t, qb, vb)
-                blk = -(coef[2] * dq + coef[1] * dv)
-            yield idx, -Q, blk
+        f, idx = self.force, self.idx
+        qb, vb = st.q[idx].copy(), st.v[idx].copy()
+        Q = f.generalized(st.t, qb, vb)
+        if coef is None:
+            return -Q[None, :], None
+        dq, dv = f.derivatives(st.t, qb, vb)
+        return -Q[None, :], -(coef[2] * dq + coef[1] * dv)[None]
 
-    def power(self, q, v, t) -> float:
-        """Power (W) of all user forces, ``Q . v``."""
-        return float(sum(np.dot(f.generalized(t, q[i].copy(), v[i].copy()), v[i]) for f, i in zip(self.forces, self.idx)))
+    def power(self, st: EvalState) -> float:
+        """Power (W) of the user force, ``Q . v``."""
+        i = self.idx
+        return float(np.dot(self.force.generalized(st.t, st.q[i].copy(), st.v[i].copy()), st.v[i]))
+
+
+def build_groups(forces, nq: int, st: EvalState) -> list[UserForceGroup]:
+    """The user-force groups of a model (flexmb/groups.py ``FAMILY_MODULES``): one per user force, in the
+    order of the system."""
+    return [UserForceGroup(f) for f in forces if isinstance(f, UserForce)]

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..joints.kernels import extend
-
 __all__ = ["ElementMagnitude", "element_magnitudes", "culprit_text"]
 
 
@@ -27,7 +25,11 @@ class ElementMagnitude:
 
 
 def _labels(group, n: int) -> list[str]:
-    """Names of the ``n`` instances of a family group, in the group's instance order."""
+    """Names of the ``n`` instances of a family group, in the group's instance order: its ``labels``
+    (flexmb/groups.py), else the names of its items, else the family and its elements' names."""
+    labels = getattr(group, "labels", None)
+    if labels is not None and len(labels) == n and n:
+        return list(labels)
     for attr in ("prims", "elements", "contacts", "loads", "motors", "forces", "bodies"):
         items = getattr(group, attr, None)
         if items is not None and len(items) == n:
@@ -58,34 +60,22 @@ def element_magnitudes(asm, q, v, a, lam, t, coef) -> list[ElementMagnitude]:
     ``coef = (cM, cC, cK)`` as in ``Assembly.residual``. An element whose evaluation raises
     (a failing user function, coincident spring points) is reported with infinite magnitudes.
     """
-    qe, ve = extend(q, v)
-    families = [(asm.rigid, lambda g: g.residual(q, v, a, coef), True)]
-    families += [(g, lambda g: g.residual(q, v, a, coef), True) for g in asm.flexible]
-    if asm.loads is not None:
-        families.append((asm.loads, lambda g: g.residual(q, v, t, coef), False))
-    families += [(g, lambda g: g.residual(q, v, t, coef), False) for g in asm.nodal]
-    families += [(g, lambda g: g.residual(qe, ve, a, t, coef), False) for g in asm.motors]
-    families += [(g, lambda g: g.residual(qe, ve, t, coef), False)
-                 for g in (*asm.springs, *asm.crash, *asm.contacts)]
+    bodies = [(asm.rigid, True)] + [(g, True) for g in asm.flexible]
+    st = asm.eval_state(q, v, a, t)
     out: list[ElementMagnitude] = []
-    for group, call, inertial in families:
+    for group, inertial in bodies + [(g, False) for g in asm.families]:
         n = getattr(group, "n", None)
         try:
-            _, r, blk = call(group)
+            if inertial:
+                _, r, blk = group.residual(q, v, a, coef)
+            else:                                  # every element family alike (flexmb/groups.py)
+                r, blk = group.residual(st, coef)
         except Exception:     # noqa: BLE001 - the failing family is the answer, whatever it raised
             out += [ElementMagnitude(lab, np.inf, np.inf, inertial) for lab in _labels(group, n or 1)[:1]]
             continue
         if np.asarray(r).size == 0:
             continue
         out += _per_instance(_labels(group, np.asarray(r).shape[0]), r, blk, inertial)
-    if asm.users is not None:
-        for f, idx in zip(asm.users.forces, asm.users.idx):
-            label = f"user force {f.name!r}"
-            try:
-                (_, r, blk), = list(type(asm.users)([f]).contributions(q, v, t, coef))
-                out += _per_instance([label], np.asarray(r)[None], None if blk is None else np.asarray(blk)[None])
-            except Exception:  # noqa: BLE001
-                out.append(ElementMagnitude(label, np.inf, np.inf, False))
     return out
 
 

@@ -165,13 +165,16 @@ def _applied_loads(asm, q, t: float):
     n = asm.nq + asm.m
     r = np.zeros(asm.nq)
     rows, cols, vals = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)], [np.zeros(0)]
-    groups = ([asm.loads] if asm.loads is not None else []) + list(asm.nodal)
-    for g in groups:
-        idx, rg, blk = g.residual(q, np.zeros(asm.nq), t, (0.0, 0.0, 1.0))
-        np.add.at(r, idx, rg)
-        rows.append(np.broadcast_to(idx[:, :, None], blk.shape).ravel())
-        cols.append(np.broadcast_to(idx[:, None, :], blk.shape).ravel())
-        vals.append(np.asarray(blk).ravel())
+    st = asm.eval_state(q, np.zeros(asm.nq), np.zeros(asm.nq), t)
+    for g in (g for g in asm.families if g.applied):          # prescribed loads (ElementGroup.applied)
+        rg, blk = g.residual(st, (0.0, 0.0, 1.0))
+        idx = g.scatter                                           # -1: a ground coordinate, dropped
+        np.add.at(r, idx[idx >= 0], np.asarray(rg)[idx >= 0])
+        R, C = np.broadcast_to(idx[:, :, None], blk.shape), np.broadcast_to(idx[:, None, :], blk.shape)
+        keep = (R >= 0) & (C >= 0)
+        rows.append(R[keep])
+        cols.append(C[keep])
+        vals.append(np.asarray(blk)[keep])
     K = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
     return r, K
 

@@ -61,6 +61,9 @@ class AlphaIntegrator:
         self._aim_min = 0.05 * (h_contact if h_contact is not None else h_nominal)   # shortest step aimed at a touch
         self._contacts = asm.has_contacts
         self._locate_onsets = self._contacts and math.isfinite(contact_tol)     # contact_tol = inf: not located
+        # penetrations at the accepted state under its history, evaluated once per accepted state: the
+        # contact-step limit and both onset tests of the next step start from them
+        self._pen = asm.penetrations(s0.q, s0.v, s0.t) if self._contacts else None
 
     @property
     def done(self) -> bool:
@@ -93,7 +96,7 @@ class AlphaIntegrator:
             self.h = h_try / 2
             return None, h_try
         if self._locate_onsets and self._cuts < MAX_CONTACT_CUTS:
-            frac = asm.contact_onset(s.q, s.v, s1.q, s1.v, self.contact_tol)
+            frac = asm.contact_onset(s.q, s.v, s1.q, s1.v, self.contact_tol, d0=self._pen)
             if frac is not None and frac < 0.99 and h_try * frac >= self._aim_min:
                 self._cuts += 1
                 self._reject(h_try)
@@ -117,12 +120,12 @@ class AlphaIntegrator:
         """The step limited to ``h_contact`` while a pair touches, and aimed at the moment of touch when a
         free-flight prediction already penetrates."""
         asm = self.asm
-        if self.h_contact is not None and asm.in_contact(s.q, s.v, self.contact_tol):
+        if self.h_contact is not None and asm.in_contact(s.q, s.v, self.contact_tol, d=self._pen):
             h_try = min(h_try, self.h_contact)
         if not self._locate_onsets:
             return h_try
         q_pred = s.q + h_try * s.v + 0.5 * h_try * h_try * s.vd
-        frac = asm.contact_onset(s.q, s.v, q_pred, s.v + h_try * s.vd, self.contact_tol)
+        frac = asm.contact_onset(s.q, s.v, q_pred, s.v + h_try * s.vd, self.contact_tol, d0=self._pen)
         if frac is not None and frac < 0.99:
             # never below a twentieth of the contact step: a surface approached ever more slowly
             # must not stall the run in vanishing steps
@@ -179,7 +182,9 @@ class AlphaIntegrator:
         asm = self.asm
         if self.velocity_projection:
             s1.v = project_velocities(asm, s1.q, s1.v, s1.t)
-        p1 = asm.step_end(s1.q, s1.v, s1.lam, s1.t, self.energy, a=s1.vd)
+        p1 = asm.step_end(s1.q, s1.v, s1.lam, s1.t, self.energy, a=s1.vd, penetrations=self._contacts)
+        if self._contacts:              # after the histories moved on (mesh contacts: new candidates)
+            self._pen = asm.accepted_penetrations
         if self.energy:
             self.work_nc += 0.5 * h_try * (self.powers[0] + p1[0])
             self.work_drivers += 0.5 * h_try * (self.powers[1] + p1[1])

@@ -16,7 +16,6 @@ from flexmb.contact.mesh import (EDGE, FACE, VERTEX, ContactMarginWarning, NodeM
                                  SphereCloudContact, SphereMeshContact, TriangleMesh, closest_point_on_triangles,
                                  feature_measure)
 from flexmb.errors import MeshError, ModelError
-from flexmb.joints.kernels import extend
 
 rng = np.random.default_rng(5)
 
@@ -168,8 +167,8 @@ def test_sphere_on_two_triangle_plane_equals_sphere_plane(x, z):
         # they differ, which only changes the normalization multiplier: compare the rotational part
         T = tangent(qq)
         assert np.allclose(T @ r1, T @ r2, rtol=1e-12, atol=1e-9 * np.abs(r1).max())
-        assert a1.contacts[0].penetration(*extend(qq, vv))[0] == pytest.approx(
-            a2.contacts[0].penetration(*extend(qq, vv))[0], abs=1e-15)
+        assert a1.contacts[0].penetration(a1.eval_state(qq, vv, 0 * vv, 0.0))[0] == pytest.approx(
+            a2.contacts[0].penetration(a2.eval_state(qq, vv, 0 * vv, 0.0))[0], abs=1e-15)
         if (x, z) != (0.3, 0.3):       # on the edge the edge feature's Hessian differs (theory-contact.md §8.2)
             S1, S2 = (M.toarray()[:14, :14] if sp.issparse(M) else M[:14, :14] for M in (S1, S2))
             # columns of the ball; rows projected like the residual (the floor's Hessian along p differs)
@@ -207,7 +206,7 @@ def test_sphere_near_a_cube_touches_its_closest_feature_once():
     q, v = asm.initial_state()
     asm.step_end(q, v, np.zeros(asm.m), 0.0)
     g = asm.contacts[0]
-    pen = g.penetration(*extend(q, v))
+    pen = g.penetration(asm.eval_state(q, v, 0 * v, 0.0))
     F = -asm.forces(q, v, 0.0)
     tri = CUBE_P[CUBE_T]
     for k, c in enumerate(centers):
@@ -383,7 +382,7 @@ def check_blocks(s, min_active):
     v = v0 + 0.3 * rng.standard_normal(q0.size)
     a, lam, t = rng.standard_normal(q0.size), rng.standard_normal(asm.m), 0.3
     asm.step_end(q, v, lam, t)
-    active = sum(int(np.sum(g.penetration(*extend(q, v)) > 0)) for g in asm.contacts)
+    active = sum(int(np.sum(g.penetration(asm.eval_state(q, v, 0 * v, 0.0)) > 0)) for g in asm.contacts)
     assert active >= min_active
     for coef, fun, x in [((0, 0, 1, 1, 0), lambda x: asm.residual(x, v, a, lam, t)[0], q),
                          ((0, 1, 0, 0, 0), lambda x: asm.residual(q, x, a, lam, t)[0], v)]:
