@@ -16,7 +16,7 @@ import numpy as np
 
 from ..bodies.flexible import FlexibleBody
 from ..bodies.rigid import RigidBody
-from ..forces.springs import Bushing, RotationalSpringDamper, ScalarSpringGroup, SpringDamper
+from ..forces.springs import ScalarSpringGroup
 from ..joints.kernels import ROWS, SLOTS
 from .linalg import DENSE_LIMIT
 
@@ -140,13 +140,14 @@ class CompiledStep:
         for g, sl in self._refs:
             if g.measure == "angle":
                 g.angle_ref = self._sref[sl].copy()
+                g._memo = None          # measures remembered at an earlier state
 
     @staticmethod
     def qualifies(asm, reuse_matrix: bool) -> bool:
         """Whether a compiled model can take the compiled step (see the module's docstring)."""
         s = asm.system
         return (not reuse_matrix and asm.nq + asm.m <= DENSE_LIMIT
-                and all(isinstance(f, (SpringDamper, RotationalSpringDamper, Bushing)) for f in s.forces)
+                and all(isinstance(g, ScalarSpringGroup) for g in asm.families)
                 and all(isinstance(b, (RigidBody, FlexibleBody)) for b in s.bodies)
                 and not any(g._python_structures for g in asm.flexible)
                 and asm.nonholonomic.m == 0 and not asm.interface_loads)
