@@ -29,7 +29,12 @@ every body (normalization rows last), the remaining block positions and the rows
 ``stab, sgather, sscatter, svec, sshp, sk, sc, sx0, sref, ssides, pos_spring)`` scalar spring-damper groups
 (flexmb/forces/springs.py): row s of ``stab`` is ``(measure code, n, nx, m_i, m_j, modes of the shapes,
 offset in sgather/sscatter, in svec, in sshp, in the per-instance parameters k, c, x0, sref, in pos_spring)``,
-``sref`` the unwrapping reference of angle measures (history, updated at accepted steps).
+``sref`` the unwrapping reference of angle measures (history, updated at accepted steps);
+``ctab, cgather, cscatter, cvec, cshp, csides, csign, coffset, ckind, cK, cn, ch, cvmin, cc, pos_contact)``
+contact-pair groups with built-in laws and no friction (flexmb/contact/pairs.py): ``ctab`` as ``stab``, per
+pair the measure offset and the law table (flexmb/contact/laws.py ``LawTable``). Their approach-speed history
+changes at accepted steps (in Python, ``ContactGroup.accept``) and comes as the separate ``dyn`` argument;
+models with contacts take single steps, not blocks (the integrator locates contact onsets between steps).
 """
 from __future__ import annotations
 
@@ -37,7 +42,7 @@ import numpy as np
 from numba import njit
 
 from .flexible import energy as flexible_energy
-from .forces import ANGLE, measure_kernel, spring_kernel
+from .forces import ANGLE, contact_kernel, measure_kernel, spring_kernel
 from .flexible import evaluate as flexible_evaluate
 from .joints import (_angle_hess, _angle_rows, _coordinate_hess, _coordinate_rows, _distance_hess,
                      _distance_rows, _dot1_hess, _dot1_rows, _dot2_hess, _dot2_rows, _point_hess, _point_rows)
@@ -203,6 +208,21 @@ def _spring_group(sg, model):
 
 
 @njit(cache=True)
+def _contact_group(cg, model):
+    """Views of contact group cg: code, m_i, m_j, sign, gather, scatter (n, nx), vectors, shapes, sides, and per
+    pair the offset, law kind, K, n, h, v_min, c, the positions of its blocks and the range of its pairs."""
+    ctab, csign = model[38], model[44]
+    code, n, nx, mi, mj, sm = ctab[cg, 0], ctab[cg, 1], ctab[cg, 2], ctab[cg, 3], ctab[cg, 4], ctab[cg, 5]
+    og, ov, osh, op, opos = ctab[cg, 6], ctab[cg, 7], ctab[cg, 8], ctab[cg, 9], ctab[cg, 10]
+    par = slice(op, op + n)
+    return (code, mi, mj, csign[cg], model[39][og:og + n * nx].reshape((n, nx)),
+            model[40][og:og + n * nx].reshape((n, nx)), model[41][ov:ov + 12 * n].reshape((n, 4, 3)),
+            model[42][osh:osh + 12 * n * sm].reshape((n, 4, 3, sm)), model[43][cg], model[45][par], model[46][par],
+            model[47][par], model[48][par], model[49][par], model[50][par], model[51][par],
+            model[52][opos:opos + n * nx * nx], par)
+
+
+@njit(cache=True)
 def accept_springs(q, v, model):
     """After an accepted step: the unwrapping reference of angle springs moves to their angles there (as
     ``ScalarSpringGroup.accept``); returns the dampers' power ``-sum c x_dot^2`` (W)."""
@@ -223,12 +243,13 @@ def accept_springs(q, v, model):
 
 # -- the equations -----------------------------------------------------------------------------------------
 @njit(cache=True)
-def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, r, phi, vals):
+def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, phi, vals):
     """Residual ``r`` (nq), constraint values ``phi`` (m: joint rows, then one normalization row per body)
     and, when ``with_matrix``, the Newton matrix ``[[cM M + cC C + cK K + cH H, Phi_q^T], [Phi_q, D]]``
     added into ``vals`` (flat, zeroed by the caller) at the pattern positions. Rows with ``act`` False are
-    switched off (zero row, 1 on the diagonal), as in ``Assembly.residual``. Returns False when a spring has
-    no direction (its attachment points coincide)."""
+    switched off (zero row, 1 on the diagonal), as in ``Assembly.residual``. ``dyn`` holds the contacts'
+    approach-speed history ``(speed, in_contact, last_rate)`` per pair. Returns False when a spring or a
+    sphere-sphere contact has no direction (coincident points)."""
     (idx, mass, J, gravity, pos_body, gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess,
      ftab, fdata, idata, wdata, ftabs, fidx, pos_flex, ncols, pos_norm_jac, pos_norm_jacT, pos_norm_hess,
      pos_D, driver_rows) = model[:27]
@@ -274,6 +295,22 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, r, phi, va
         add_at(r, sc_.reshape(-1), rs.reshape(-1))
         if with_matrix:
             add_at(vals, pos, bs.reshape(-1))
+    # contact pairs with built-in laws, one kernel per group (compiled/forces.py contact_kernel)
+    speed, in_contact, last_rate = dyn
+    for cg in range(model[38].shape[0]):
+        (code, mi, mj_, sign, gg, sc_, vec, shp, sides, offset, kind, K, nn, hh, vmin, cc, pos,
+         par) = _contact_group(cg, model)
+        n, nx = gg.shape
+        x, xd, F, dF, dFd = np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n)
+        Jc, Hv, rc = np.empty((n, nx)), np.empty((n, nx)), np.empty((n, nx))
+        bc = np.empty((n if with_matrix else 1, nx, nx))
+        if contact_kernel(code, qe, ve, gg, vec, shp, sides, mi, mj_, sign, offset, kind, K, nn, hh, vmin, cc,
+                          speed[par], in_contact[par], last_rate[par], False, cC, cK, with_matrix, x, xd, F, dF,
+                          dFd, Jc, Hv, rc, bc) >= 0:
+            return False
+        add_at(r, sc_.reshape(-1), rc.reshape(-1))
+        if with_matrix:
+            add_at(vals, pos, bc.reshape(-1))
     # joint primitives, one kernel per group
     jac = np.empty(pos_jac.size)
     H = np.empty(pos_hess.size)
@@ -329,7 +366,7 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, r, phi, va
 
 # -- one step ----------------------------------------------------------------------------------------------
 @njit(cache=True)
-def alpha_step(q0, v0, vd0, a0, lam0, h, am, af, beta, gamma, tol, q_tol, use_q_tol, max_iter, act, model,
+def alpha_step(q0, v0, vd0, a0, lam0, h, am, af, beta, gamma, tol, q_tol, use_q_tol, max_iter, act, model, dyn,
                q, v, vd, a, lam, stats):
     """One generalized-alpha step of size h from ``(q0, v0, vd0, a0, lam0)`` into ``(q, v, vd, a, lam)``;
     the model's ``drive`` holds the drivers' f and f'' at the step's end. Returns an outcome code
@@ -364,7 +401,7 @@ def alpha_step(q0, v0, vd0, a0, lam0, h, am, af, beta, gamma, tol, q_tol, use_q_
         need = not have_lu
         if need:
             vals[:] = 0.0
-        if not equations(q, v, vd, lam, act, need, cM, cC, cK, cH, model, r, phi, vals):
+        if not equations(q, v, vd, lam, act, need, cM, cC, cK, cH, model, dyn, r, phi, vals):
             return NONFINITE_RESIDUAL
         if not newton_rhs(r, phi, scale, rhs):
             return NONFINITE_RESIDUAL
@@ -455,7 +492,7 @@ def switched_off_violation(q, off_rows, model):
 # -- a block of fixed steps ---------------------------------------------------------------------------------
 @njit(cache=True)
 def alpha_run(n_steps, t0, t_end, h, h_max, q0, v0, vd0, a0, lam0, am, af, beta, gamma, tol, max_iter, act,
-              driven, drive_values, energy, off_rows, model,
+              driven, drive_values, energy, off_rows, model, dyn,
               out_t, out_q, out_v, out_vd, out_lam, out_pnc, out_pdrv, out_off, last_a, stats):
     """Up to ``n_steps`` fixed steps (size ``min(h, h_max, t_end - t)``, as ``AlphaIntegrator``) from the
     state at ``t0``, each state into row k of ``out_*``: time, q, v, vd, lambda, the non-conservative and
@@ -483,7 +520,7 @@ def alpha_run(n_steps, t0, t_end, h, h_max, q0, v0, vd0, a0, lam0, am, af, beta,
             drive[0, driven[c]] = drive_values[k, 0, c]
             drive[1, driven[c]] = drive_values[k, 1, c]
         code = alpha_step(q, v, vd, a, lam, h_try, am, af, beta, gamma, tol, no_q_tol, False, max_iter, act,
-                          model, q1, v1, vd1, a1, lam1, st)
+                          model, dyn, q1, v1, vd1, a1, lam1, st)
         stats[0] += st[0]
         stats[1] += st[1]
         if code != CONVERGED:

@@ -4,8 +4,9 @@
 Newton-matrix pattern once (the model tuple of :mod:`flexmb.compiled.step`), and then takes a whole
 generalized-alpha step in one compiled call, or a block of fixed steps in one call. A model qualifies when
 it has rigid bodies and flexible bodies (modal, with or without stiffening, or nonlinear beams), joint
-primitives between them (drivers included), spring-dampers and bushings, gravity, and no other force
-elements, velocity constraints or joints at stiffened interfaces, and its iteration matrix is small enough for the dense path
+primitives between them (drivers included), spring-dampers and bushings, sphere-plane, sphere-sphere and
+clearance contact pairs with built-in laws and no friction, gravity, and no other force elements, velocity
+constraints or joints at stiffened interfaces, and its iteration matrix is small enough for the dense path
 (``nq + m <= DENSE_LIMIT``). Everything else takes the general step of
 :class:`~flexmb.solvers.generalized_alpha.AlphaStepper`; a step the compiled call does not converge is taken
 again there, which retries it or raises the failure with its diagnostics.
@@ -16,6 +17,7 @@ import numpy as np
 
 from ..bodies.flexible import FlexibleBody
 from ..bodies.rigid import RigidBody
+from ..contact.pairs import ContactGroup
 from ..forces.springs import ScalarSpringGroup
 from ..joints.kernels import ROWS, SLOTS
 from .linalg import DENSE_LIMIT
@@ -92,7 +94,8 @@ class CompiledStep:
             cat(fidx or [empty_i]), cat(pos_flex or [empty_i]),
             asm.norm.cols, dense[h["norm_jac"]], dense[h["norm_jacT"]], dense[h["norm_hess"]], dense[h["D"]],
             np.flatnonzero(asm.driver_rows).astype(np.int64))
-        self.model += self._springs(asm, dense)
+        self.model += self._springs(asm, dense) + self._contacts(asm, dense)
+        self._no_contacts = (empty_f, np.zeros(0, dtype=bool), empty_f)
         self.driven = cat([cols for _, cols in self._drivers] or [empty_i])
         self.blocks_allowed = not asm._stability_bodies      # the stability check runs after each step, in Python
         from ..compiled import step
@@ -102,7 +105,7 @@ class CompiledStep:
     def _springs(self, asm, dense) -> tuple:
         """The spring-damper groups' part of the model tuple (compiled/step.py); ``self._refs`` keeps each
         group with its slice of the unwrapping references, which are the groups' history."""
-        groups = spring_groups(asm)
+        groups = family_blocks(asm, ScalarSpringGroup)
         stab, gather, scatter, vec, shp, k, c, x0, sides, pos = [], [], [], [], [], [], [], [], [], []
         self._refs = []
         og = ov = osh = op = opos = 0
@@ -130,6 +133,47 @@ class CompiledStep:
                 cat(vec or [ef]), cat(shp or [ef]), cat(k or [ef]), cat(c or [ef]), cat(x0 or [ef]), self._sref,
                 np.array(sides, dtype=np.int64).reshape(-1, 4), cat(pos or [ei]))
 
+    def _contacts(self, asm, dense) -> tuple:
+        """The contact groups' part of the model tuple (compiled/step.py); their approach-speed history is read
+        from the groups at each call (:meth:`_dynamic`)."""
+        groups = family_blocks(asm, ContactGroup)
+        ctab, gather, scatter, vec, shp, sides, sign, offset, pos = [], [], [], [], [], [], [], [], []
+        law = {k: [] for k in ("kind", "K", "n", "h", "v_min", "c")}
+        og = ov = osh = op = opos = 0
+        for g, hc in groups:
+            m = g.measure
+            n, nx = g.gather.shape
+            sm = m.shps.shape[3]
+            ctab.append((g.code, n, nx, m.n_modes[0], m.n_modes[1], sm, og, ov, osh, op, opos, 0))
+            gather.append(g.gather.reshape(-1))
+            scatter.append(g.scatter.reshape(-1))
+            vec.append(m.vecs.reshape(-1))
+            shp.append(m.shps.reshape(-1))
+            sides.append(m.sides)
+            sign.append(g.sign)
+            offset.append(g.offset.astype(float))
+            for k in law:
+                law[k].append(getattr(g.laws, k))
+            pos.append(dense[hc])
+            og, ov, osh, op, opos = og + n * nx, ov + 12 * n, osh + 12 * n * sm, op + n, opos + n * nx * nx
+        self._contact_groups = [g for g, _ in groups]
+        cat = np.concatenate
+        ei, ef = np.zeros(0, dtype=np.int64), np.zeros(0)
+        return (np.array(ctab, dtype=np.int64).reshape(-1, 12), cat(gather or [ei]), cat(scatter or [ei]),
+                cat(vec or [ef]), cat(shp or [ef]), np.array(sides, dtype=np.int64).reshape(-1, 4),
+                np.array(sign, dtype=float), cat(offset or [ef]),
+                cat(law["kind"]).astype(np.int64) if groups else ei,
+                *(cat(law[k]).astype(float) if groups else ef for k in ("K", "n", "h", "v_min", "c")),
+                cat(pos or [ei]))
+
+    def _dynamic(self) -> tuple:
+        """The contacts' approach-speed history ``(speed, in_contact, last_rate)`` per pair, as it is now."""
+        ap = [g.approach for g in self._contact_groups]
+        if not ap:
+            return self._no_contacts
+        return (np.concatenate([a.speed for a in ap]), np.concatenate([a.in_contact for a in ap]),
+                np.concatenate([a.last_rate for a in ap]))
+
     def _load_history(self) -> None:
         """The springs' unwrapping references from their groups (the history of the run so far)."""
         for g, sl in self._refs:
@@ -147,7 +191,7 @@ class CompiledStep:
         """Whether a compiled model can take the compiled step (see the module's docstring)."""
         s = asm.system
         return (not reuse_matrix and asm.nq + asm.m <= DENSE_LIMIT
-                and all(isinstance(g, ScalarSpringGroup) for g in asm.families)
+                and all(isinstance(g, ScalarSpringGroup) or _plain_contacts(g) for g in asm.families)
                 and all(isinstance(b, (RigidBody, FlexibleBody)) for b in s.bodies)
                 and not any(g._python_structures for g in asm.flexible)
                 and asm.nonholonomic.m == 0 and not asm.interface_loads)
@@ -167,7 +211,7 @@ class CompiledStep:
         use_q_tol = q_tol is not None
         code = self._step(s.q, s.v, s.vd, s.a, s.lam, h, params.alpha_m, params.alpha_f, params.beta, params.gamma,
                           tol, q_tol if use_q_tol else s.q, use_q_tol, max_iter, self.asm.active, self.model,
-                          q, v, vd, a, lam, self.stats)
+                          self._dynamic(), q, v, vd, a, lam, self.stats)
         if code != self.CONVERGED:
             return None
         return q, v, vd, a, lam, int(self.stats[0]), int(self.stats[1])
@@ -200,12 +244,17 @@ class CompiledStep:
         self._load_history()
         k, code = self._run(n, s.t, t_end, h, h_max, s.q, s.v, s.vd, s.a, s.lam, params.alpha_m, params.alpha_f,
                             params.beta, params.gamma, tol, max_iter, self.asm.active, self.driven, values, energy,
-                            off_rows, self.model, *out, a_last, stats)
+                            off_rows, self.model, self._dynamic(), *out, a_last, stats)
         self._store_history()
         block = StepBlock(k, *(x[:k] for x in out[:5]), a_last, *(x[:k] for x in out[5:]), code != self.CONVERGED)
         return block, int(stats[0]), int(stats[1])
 
 
-def spring_groups(asm) -> list[tuple[ScalarSpringGroup, int]]:
-    """The scalar spring groups of a compiled model with their Newton-block handles."""
-    return [(g, h) for g, h in zip(asm.springs, asm._h["springs"])]
+def family_blocks(asm, kind: type) -> list[tuple]:
+    """The element-family groups of type ``kind`` of a compiled model with their Newton-block handles."""
+    return [(g, h) for g, h in zip(asm.families, asm._h["families"]) if isinstance(g, kind)]
+
+
+def _plain_contacts(g) -> bool:
+    """A contact-pair group the compiled step evaluates: built-in laws, no friction."""
+    return isinstance(g, ContactGroup) and not g._user_laws and not g.has_friction.any()
