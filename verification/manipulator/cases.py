@@ -110,6 +110,7 @@ def _torque_figure(t: np.ndarray, tau: np.ndarray, tau_ref: np.ndarray, label: s
 
 
 ENERGY_TOLERANCE = {True: 2e-4, False: 5e-5}   # energy drift over the peak kinetic energy, ~2.5 x measured
+ENERGY_TOLERANCE_3D = {True: 4e-4, False: 5e-5}   # the same for the 3-D manoeuvre, ~2 x measured
 
 
 def flexible_case(label: str, final: tuple[float, ...]) -> Callable[[bool], CaseResult]:
@@ -130,8 +131,9 @@ def flexible_case(label: str, final: tuple[float, ...]) -> Callable[[bool], Case
         r.check("joint_angle_max_err", np.abs(angles - theta).max(), tolerance="max 1e-9")
         for k in (1, 2):
             r.check(f"link{k + 1}_mass", flex.bodies[k].modes.invariants.mass, mdl.MASS[k], "rel 5e-4")
+        tol = (ENERGY_TOLERANCE_3D if label == "3d" else ENERGY_TOLERANCE)[quick]
         r.check("energy_balance_rel", np.abs(energy["total"] - energy["total"][0]).max() / energy["kinetic"].max(),
-                tolerance=f"max {ENERGY_TOLERANCE[quick]:g}")
+                tolerance=f"max {tol:g}")
         # the rigid arm's payload follows the prescribed law exactly (rigid cases: to round-off), so its path is
         # the law's forward kinematics (models.payload_path: equal to the rigid run's to 4e-15 m)
         deviation = np.linalg.norm(res.position(flex.bodies[3]) - mdl.payload_path(theta), axis=1)
@@ -254,8 +256,77 @@ def _deviation_figure(t: np.ndarray, deviation: np.ndarray, label: str = "planar
     return fig
 
 
+EXACT_TOLERANCE = {True: 3e-3, False: 3e-3}   # path difference modal - exact up to T_s over the exact peak, ~2 x measured
+
+
+def _locked_frequencies(**kw) -> np.ndarray:
+    """Lowest natural frequencies (Hz) of the flexible arm at its start, joints held by their drivers
+    (fm.linearize about the start, where the law has zero rate and acceleration)."""
+    model = mdl.flexible_manipulator(mdl.FINAL_PLANAR, **kw)
+    return fm.linearize(model.system, check_steady=False).frequencies / (2.0 * np.pi)
+
+
+def exact_beam_reference(quick: bool) -> CaseResult:
+    """The planar manoeuvre with the links as geometrically exact beams (fm.ExactBeam) against the modal links
+    (the suite's model: tip interface + 4 modes; and 4 free-tip cantilever modes): the payload's deviation from
+    the rigid path and the arm's natural frequencies."""
+    r = CaseResult("exact-beam-reference-planar",
+                   "geometrically exact (co-rotational) beam links, fm.ExactBeam, every nodal dof a coordinate, as "
+                   "the reference of the modal links (issue 13, item 3); checks: the exact beam's energy balance "
+                   "(Huston & Liu, seed 004), the modal links against it")
+    h, every = STEP[quick], SAVE_EVERY[quick]
+    final = mdl.FINAL_PLANAR
+    freq = {key: _locked_frequencies(**kw)[:6:2] for key, kw in
+            (("exact", dict(exact=True)), ("modal", {}), ("free", dict(tip_interface=False)))}
+    runs = {}
+    for key, kw in (("exact", dict(exact=True)), ("modal", {}), ("free", dict(tip_interface=False))):
+        model = mdl.flexible_manipulator(final, **kw)
+        res = fm.simulate(model.system, mdl.T_END, h, rho_inf=RHO_INF, save_every=every, progress=False)
+        theta = mdl.prescribed_motion(final, res.t)[0]
+        runs[key] = (res, res.position(model.bodies[3]) - mdl.payload_path(theta))
+    res, dev = runs["exact"]
+    e = res.energy()
+    r.check("exact_energy_balance_rel", np.abs(e["total"] - e["total"][0]).max() / e["kinetic"].max(),
+            tolerance=f"max {ENERGY_TOLERANCE[quick]:g}")
+    norm = np.linalg.norm(dev, axis=1)
+    peak = norm.max()
+    r.metrics.update(exact_tip_deviation_max=peak, exact_tip_deviation_max_time=res.t[norm.argmax()])
+    r.check("modal_first_frequency", freq["modal"][0], freq["exact"][0], "rel 1e-4")
+    diff = np.linalg.norm(runs["modal"][1] - dev, axis=1) / peak
+    during = res.t <= mdl.T_S + 1e-9
+    r.check("modal_path_diff_max_rel", diff[during].max(), tolerance=f"max {EXACT_TOLERANCE[quick]:g}")
+    r.metrics["modal_path_diff_max_rel_after_Ts"] = diff[~during].max()
+    r.metrics["modal_tip_deviation_max"] = np.linalg.norm(runs["modal"][1], axis=1).max()
+    r.metrics["free_tip_modes_tip_deviation_max"] = np.linalg.norm(runs["free"][1], axis=1).max()
+    r.metrics["free_tip_modes_path_diff_max_rel"] = np.linalg.norm(runs["free"][1] - dev, axis=1).max() / peak
+    r.metrics["free_tip_modes_first_frequency_rel_err"] = freq["free"][0] / freq["exact"][0] - 1.0
+    fmt = lambda f: ", ".join(f"{x:.5f}" for x in f)
+    r.notes = (f"Planar manoeuvre, prescribed joint motion (as flexible-planar), h = {h:g} s. Links as fm.ExactBeam "
+               f"of the same {mdl.N_ELEMENTS} Euler-Bernoulli tube elements (models.exact_link: every nodal dof a "
+               f"coordinate, co-rotational, no modal truncation and no first-order stiffening theory; 16 elements "
+               f"give the same deviation to 1e-8 m), against the suite's modal links (Craig-Bampton: root clamped "
+               f"to the frame, the tip node an interface with its 6 constraint modes, 4 fixed-interface modes) and "
+               f"against 4 free-tip cantilever modes only (the suite's model before). Natural frequencies of the arm "
+               f"at its start with the joints held (fm.linearize; in-plane/out-of-plane pairs, one of each), Hz: "
+               f"exact {fmt(freq['exact'])}, modal {fmt(freq['modal'])}, free-tip modes {fmt(freq['free'])}. Largest "
+               f"payload deviation from the rigid path: exact {peak * 1e3:.2f} mm at {res.t[norm.argmax()]:.2f} s, "
+               f"modal {r.metrics['modal_tip_deviation_max'] * 1e3:.2f} mm, free-tip modes "
+               f"{r.metrics['free_tip_modes_tip_deviation_max'] * 1e3:.2f} mm. modal_path_diff_max_rel: the largest "
+               f"distance between the modal and the exact payload paths up to T_s over the exact peak "
+               f"({r.metrics['modal_path_diff_max_rel_after_Ts']:.1e} after T_s, reported). Measured at h = 0.05 s: "
+               f"1.4e-3 (0.15 mm; 7e-4 after T_s), peaks equal to 7e-5, first frequency to 3e-8; tolerances 3e-3 "
+               f"(~2 x) and 1e-4. "
+               f"The free-tip modes are 5 % too stiff in the arm's first mode (1.8 % with 12 "
+               f"modes): the driven elbow and wrist pass a moment into the link tips, whose static shape the "
+               f"cantilever modes represent slowly (tip rotation per mode grows with the mode number), so their peak "
+               f"deviation is 12 % low; the tip interface's constraint modes fix that.")
+    return r
+
+
+exact_beam_reference.slow = True
+
 flexible_planar = flexible_case("planar", mdl.FINAL_PLANAR)
 flexible_3d = flexible_case("3d", mdl.FINAL_SPATIAL)
 
 CASES = [rigid_case("planar", mdl.FINAL_PLANAR), rigid_case("3d", mdl.FINAL_SPATIAL), flexible_planar, flexible_3d,
-         open_loop_planar]
+         open_loop_planar, exact_beam_reference]
