@@ -110,7 +110,7 @@ def _torque_figure(t: np.ndarray, tau: np.ndarray, tau_ref: np.ndarray, label: s
 
 
 ENERGY_TOLERANCE = {True: 2e-4, False: 5e-5}   # energy drift over the peak kinetic energy, ~2.5 x measured
-ENERGY_TOLERANCE_3D = {True: 4e-4, False: 5e-5}   # the same for the 3-D manoeuvre, ~2 x measured
+ENERGY_TOLERANCE_3D = {True: 4e-4, False: 1e-4}   # the same for the 3-D manoeuvre, ~2 x measured
 
 
 def flexible_case(label: str, final: tuple[float, ...]) -> Callable[[bool], CaseResult]:
@@ -147,11 +147,12 @@ def flexible_case(label: str, final: tuple[float, ...]) -> Callable[[bool], Case
                 r.metrics[f"torque_{joint}_peak"] = peak
                 r.metrics[f"torque_{joint}_peak_change_rel"] = (peak - peak_rigid) / peak_rigid
         r.notes = (f"{label} manoeuvre. Links 2 and 3: {mdl.N_ELEMENTS} Euler-Bernoulli tube elements each, "
-                   f"{mdl.N_MODES} modes of the link clamped at its root (models.flexible_link), stiffening on, no "
-                   f"damping; the same drivers as the rigid {label} case, h = {h:g} s, rho_inf = {RHO_INF:g}. Tip = "
+                   f"stiffening on, no damping; the same drivers as the rigid {label} case, h = {h:g} s, rho_inf = {RHO_INF:g}. Tip = "
                    f"the payload's centre of mass, its deviation from the rigid arm's path at the same time (m). "
                    f"The links vibrate from the law's jerk jump at t = 0 on (undamped, so they keep vibrating after "
-                   f"T_s). Torque peak changes against the rigid arm's (Lagrange) torques. " + _FLEX_NOTES[label])
+                   f"T_s). Torque peak changes against the rigid arm's (Lagrange) torques. Links: Craig-Bampton, root "
+                   f"clamped to the frame, tip node an interface (6 constraint modes) + {mdl.N_MODES} modes "
+                   f"(models.flexible_link). " + _FLEX_NOTES[label])
         r.figures.append(_deviation_figure(res.t, deviation, label))
         return r
 
@@ -159,14 +160,17 @@ def flexible_case(label: str, final: tuple[float, ...]) -> Callable[[bool], Case
 
 
 _FLEX_NOTES = {
-    "planar": ("Energy tolerance, ~2.5 x the measured drift: 7.6e-5 at h = 0.05 s (quick), 1.5e-5 at 0.025 s, "
-               "2.0e-5 at 0.0125 s (full; a floor near 2e-5 below h = 0.025 s, not investigated). The links' FE "
-               "masses against Table 9-1 (4 digits: rel 5e-4). Reported, not checked: the seed's Fig. 9-23 is "
-               "lost. The tip deviation changes by 6e-4 of itself from h = 0.05 s to 0.025 s."),
+    "planar": ("Energy tolerance, ~2.5 x the measured drift: 7.5e-5 at h = 0.05 s (quick), 1.8e-5 at 0.0125 s "
+               "(full). The links' FE masses against Table 9-1 (4 digits: rel 5e-4). Reported, not checked here: "
+               "the seed's Fig. 9-23 is lost; the exact-beam links (case exact-beam-reference-planar, slow) give the "
+               "same payload path to 1.4e-3 of its peak. The largest deviation changes by 4e-4 of itself from "
+               "h = 0.05 s to 0.0125 s."),
     "3d": ("The base turns by pi/2 about X while the pins move as in the planar manoeuvre, so the links also bend "
-           "out of their plane (the modes of both bending planes are loaded); torsion is not modelled (the seed "
-           "ignores torsional vibration too). Energy tolerance as the planar case (measured drift in the notes of "
-           "the report). Reported, not checked: the seed's 3-D figures are lost."),
+           "out of their plane (both bending planes and the tip interfaces' constraint modes are loaded); torsion "
+           "is modelled only through the tip interfaces' static twist (the seed ignores torsional vibration). "
+           "Energy tolerance ~2 x the measured drift: 1.9e-4 at h = 0.05 s, 4.3e-5 at 0.0125 s. The largest "
+           "deviation changes by 2e-4 of itself from h = 0.05 s to 0.0125 s. Reported, not checked: the seed's "
+           "3-D figures are lost."),
 }
 
 
@@ -238,11 +242,14 @@ def open_loop_planar(quick: bool) -> CaseResult:
     return r
 
 
-_OPEN_LOOP_NOTE = ("Seed: \"unacceptable errors of the position ... during the whole maneuver\"; with these stiff "
-                   "aluminium tubes (first bending 3.6 and 5.7 Hz against a 15 s manoeuvre) the open-loop payload "
-                   "error is millimetres to centimetres, 10 to 20 times the rigid arm's open-loop integration error; "
-                   "it grows after T_s, when the torques are zero and the undamped links' vibration has left the "
-                   "joints moving.")
+_OPEN_LOOP_NOTE = ("Seed: \"unacceptable errors of the position ... during the whole maneuver\". Here the payload "
+                   "ends 4 mm off at T_s and 9 mm at 20 s; the joint angles are off by up to 1.3e-2 rad (wrist), 20 x "
+                   "the rigid arm's open-loop integration error at h = 0.05 s, 300 x at 0.0125 s. The payload, 200 kg "
+                   "of the 320 kg arm, dominates the inertia the torques were computed for, so it follows its path far "
+                   "better (9 mm) than under prescribed joint motion (110 mm, flexible-planar), while the joints "
+                   "absorb the links' bending; the error grows after T_s, when the torques are zero and the undamped "
+                   "vibration leaves the joints moving. Converged: at h = 0.0125 s (full) 3.89 mm at T_s and 9.38 mm "
+                   "at 20 s (quick: 3.91 and 9.43 mm).")
 
 
 def _deviation_figure(t: np.ndarray, deviation: np.ndarray, label: str = "planar"):
