@@ -122,3 +122,19 @@ def test_spinning_flexible_beam_matches_campbell():
     lin = fm.linearize(s, angular_velocity=(0.0, 0.0, W))
     assert np.allclose(lin.frequencies, np.sort(ref.frequencies[0]), rtol=1e-8)
     assert np.abs(lin.eigenvalues.real).max() < 1e-8
+
+
+def test_dc_motor_driving_a_spinning_rotor():
+    """A rotor on a revolute joint spun by a DC motor at its steady speed (the motor's charge, an element-owned
+    coordinate, grows at the steady current): (J s + D)(L s + r) + K^2 = 0 for speed and current (the motor's
+    equations, flexmb/forces/motor.py), plus zeros for the rotor angle and the charge."""
+    Kp, ra, La, D, Jz, w = 0.5, 2.0, 0.05, 0.01, 0.02, 40.0
+    i0 = D * w / Kp                                   # steady: K i = D w
+    s = fm.System()
+    rotor = s.add(fm.RigidBody(1.0, (0.03, 0.03, Jz), angular_velocity=(0.0, 0.0, w), name="rotor"))
+    hinge = s.add(fm.Revolute(s.ground, rotor, (0.0, 0.0, 0.0), (0.0, 0.0, 1.0)))
+    s.add(fm.DCMotor(hinge, Kp, ra, La, D=D, voltage=ra * i0 + Kp * w, current=i0))
+    lin = fm.linearize(s, angular_velocity=(0.0, 0.0, w))
+    ref = np.roots([Jz * La, Jz * ra + D * La, D * ra + Kp * Kp])
+    w_lin = lin.eigenvalues[np.abs(lin.eigenvalues) > 1e-6]
+    assert np.allclose(np.sort(w_lin.real), np.sort(ref.real), rtol=1e-8) and np.abs(w_lin.imag).max() < 1e-8

@@ -190,10 +190,6 @@ def _frame(system, asm, q, v, angular_velocity, center, spin, tol) -> _Frame:
         d1[r] = -S @ c
         G1[p, p] = 0.5 * (_quat_left(Om) + _quat_right(spins.get(b, np.zeros(3))))
         frames.append(r)
-    if np.any(Om) and not owned.all():
-        k = int(np.flatnonzero(~owned)[0])
-        raise ModelError(f"linearize: coordinate {k} belongs to no body frame; a rotating steady motion "
-                         "(angular_velocity) is defined for models of rigid and flexible bodies only")
     # the reference's translation: v - G1 q - d1 on the frame positions; with a rotating system it must be one
     # velocity u for all bodies (the group then is a screw motion), otherwise each body may translate uniformly
     w = v - G1 @ q - d1
@@ -211,6 +207,10 @@ def _frame(system, asm, q, v, angular_velocity, center, spin, tol) -> _Frame:
         else:
             for r in frames:
                 d1[r] += w[r]
+    # coordinates of no body (element states such as a DC motor's charge) are taken as invariant scalars that
+    # may grow uniformly (a steady current); a state that should turn with the system (a particle's position)
+    # fails the symmetry check instead
+    d1[~owned] = v[~owned]
     rest = np.abs(v - G1 @ q - d1)
     k = int(np.argmax(rest))
     if rest[k] > tol:
