@@ -32,6 +32,7 @@ group (``p -> a(t) * p * b(t)``, quaternion products), so the perturbations stay
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 import scipy.linalg as sla
@@ -39,6 +40,10 @@ import scipy.linalg as sla
 from ..errors import ModelError
 from ..results import Result
 from .initial import accelerations, consistent_start, handle_redundancy
+
+if TYPE_CHECKING:
+    from ..bodies.base import Body
+    from ..system import System
 
 __all__ = ["Linearization", "linearize"]
 
@@ -150,7 +155,7 @@ def _vector3(value, what: str) -> np.ndarray:
 @dataclass
 class _Frame:
     """The co-moving coordinates' group motion: ``q(t) = G(t) q + d(t)`` with generator ``X = [[G1, d1], [0, 0]]``
-    (homogeneous form), plus per-body uniform translations ``w`` (without rotation of the system)."""
+    (homogeneous form; ``d1`` holds the uniform translations, per body when the system does not rotate)."""
 
     G1: np.ndarray
     d1: np.ndarray
@@ -180,7 +185,7 @@ def _frame(system, asm, q, v, angular_velocity, center, spin, tol) -> _Frame:
     G1, d1 = np.zeros((nq, nq)), np.zeros(nq)
     owned = np.zeros(nq, dtype=bool)
     S = np.array([[0.0, -Om[2], Om[1]], [Om[2], 0.0, -Om[0]], [-Om[1], Om[0], 0.0]])
-    frames = []
+    frames, framed = [], []
     for b in system.bodies:
         owned[b.offset:b.offset + b.ncoord] = True
         if b.ncoord < 7:
@@ -190,6 +195,7 @@ def _frame(system, asm, q, v, angular_velocity, center, spin, tol) -> _Frame:
         d1[r] = -S @ c
         G1[p, p] = 0.5 * (_quat_left(Om) + _quat_right(spins.get(b, np.zeros(3))))
         frames.append(r)
+        framed.append(b)
     # the reference's translation: v - G1 q - d1 on the frame positions; with a rotating system it must be one
     # velocity u for all bodies (the group then is a screw motion), otherwise each body may translate uniformly
     w = v - G1 @ q - d1
@@ -199,7 +205,7 @@ def _frame(system, asm, q, v, angular_velocity, center, spin, tol) -> _Frame:
             u = trans.mean(axis=0)
             k = int(np.argmax(np.abs(trans - u).max(axis=1)))
             if np.abs(trans[k] - u).max() > tol:
-                raise ModelError(f"linearize: body {system.bodies[k].name!r} translates at {trans[k]} m/s, unlike "
+                raise ModelError(f"linearize: body {framed[k].name!r} translates at {trans[k]} m/s, unlike "
                                  f"the rotating system's common velocity {u} m/s (plus the rotation's): not a "
                                  "steady motion of the given angular_velocity and center")
             for r in frames:
@@ -330,9 +336,11 @@ def _drift(raw: _Raw, later: _Raw, N1: np.ndarray, N2: np.ndarray, A: np.ndarray
     return max(proj, np.abs(A2 - A).max() / (1.0 + np.abs(A).max()))
 
 
-def linearize(system, state=None, t: float | None = None, tol: float = 1e-8, steady_tol: float = 1e-6,
-              redundant: str = "remove", row: int = -1, angular_velocity=None, center=(0.0, 0.0, 0.0),
-              spin: dict | None = None, check_steady: bool = True) -> Linearization:
+def linearize(system: "System", state: "Result | tuple[np.ndarray, np.ndarray] | None" = None,
+              t: float | None = None, tol: float = 1e-8, steady_tol: float = 1e-6, redundant: str = "remove",
+              row: int = -1, angular_velocity: "Sequence[float] | None" = None,
+              center: "Sequence[float]" = (0.0, 0.0, 0.0), spin: "dict[Body | str, Sequence[float]] | None" = None,
+              check_steady: bool = True) -> Linearization:
     """Linearize ``system`` about ``state`` (None: the consistent initial state; a Result: its row ``row``,
     default the last; or ``(q, v)``) at time ``t`` (s; default 0, or the Result's time of that row). Returns a
     :class:`Linearization` (state matrix, eigenvalues, mode shapes in the full coordinates).
@@ -345,9 +353,12 @@ def linearize(system, state=None, t: float | None = None, tol: float = 1e-8, ste
     their names) to body-fixed angular velocities (rad/s), e.g. a rolling disc's or a top's spin about its
     symmetry axis. The reference velocities must be those of that motion (translations apart), its
     accelerations those of the orbit to ``steady_tol`` (m/s^2), and the motion a symmetry of the model:
-    with ``check_steady`` the linearization is repeated a stretch further along the orbit and must give the
-    same eigenvalues. Otherwise ModelError says which residual is not zero. Dense linear algebra: meant for
-    models of up to a few hundred coordinates.
+    with ``check_steady`` the linearized equations are formed again a stretch further along the orbit, pulled
+    back, and must agree (null-space projectors and state matrix to 1e-6); ``check_steady=False`` skips that
+    (e.g. a driven mechanism at rest before its drivers move: the frequencies of that instant). Otherwise
+    ModelError says which residual is not zero. The eigenvalues are those of the co-moving perturbations (a
+    perturbation at rest in space shows as +-i|angular_velocity|). Dense linear algebra and ``4 nq`` residual
+    evaluations for the stiffness: meant for models of up to a few hundred coordinates.
     """
     asm = system.compile()
     q, v, t = _state(system, asm, state, t, row)

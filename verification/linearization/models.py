@@ -119,3 +119,24 @@ def top_eigenvalues(rate: float, A: float = 0.05, C: float = 0.02, m: float = 1.
     D = np.sqrt(complex(C * C * rate * rate - 4.0 * A * m * g * l))
     lam = np.array([1j * (C * rate + D), 1j * (C * rate - D)]) / (2.0 * A)
     return np.concatenate([lam, lam.conj()])
+
+
+def circling_disc(theta: float = 0.3, rho: float = 1.0, R: float = 0.1, m: float = 1.0, g: float = 9.81,
+                  lean_rate: float = 0.0):
+    """A thin disc (A = m R^2/4, C = m R^2/2) leaning by ``theta`` (rad) toward the centre of the circle of radius
+    ``rho`` (m, about the y axis through the origin) traced by its contact point on the plane y = 0 (gravity -y),
+    precessing at ``Omega``, ``Omega^2 = g tan(theta)/(3 rho/2 - 5 R sin(theta)/4)`` (docs/theory.md §10), spinning
+    at ``-Omega rho/R`` about its axis (rolling); ``lean_rate`` (rad/s) added about the direction of travel.
+    Returns (system, disc, Omega)."""
+    from flexmb import rotations as rot
+    Om = np.sqrt(g * np.tan(theta) / (1.5 * rho - 1.25 * R * np.sin(theta)))
+    er, et, k = np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0, -1.0]), np.array([0.0, 1.0, 0.0])
+    d = np.cos(theta) * k - np.sin(theta) * er            # contact -> centre
+    ax = np.sin(theta) * k + np.cos(theta) * er            # disc axis
+    w = Om * k - Om * rho / R * ax + lean_rate * et
+    s = fm.System(gravity=(0.0, -g, 0.0), name="disc rolling on a circle")
+    disc = s.add(fm.RigidBody(m, np.diag([0.5, 0.25, 0.25]) * m * R * R, position=rho * er + R * d,
+                              orientation=rot.from_matrix(np.column_stack([ax, et, d])),
+                              velocity=Om * (rho - R * np.sin(theta)) * et, angular_velocity=w, name="disc"))
+    s.add(fm.RollingDisc(disc, R, axis=ax))
+    return s, disc, Om
