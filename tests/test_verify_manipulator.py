@@ -12,7 +12,8 @@ def test_verify_manipulator_quick(tmp_path):
     out = tmp_path / "rep"
     cases = run_quick("manipulator", out)
     assert set(cases) == {"rigid-planar-inverse-dynamics", "rigid-3d-inverse-dynamics",
-                          "flexible-planar-prescribed-motion", "flexible-3d-prescribed-motion", "open-loop-planar"}
+                          "flexible-planar-prescribed-motion", "flexible-3d-prescribed-motion", "open-loop-planar",
+                          "exact-beam-reference-planar"}
     joints = {f"torque_{j}_max_rel_err" for j in ("shoulder", "elbow", "wrist")}
     assert joints | {"torque_base_max_rel", "joint_angle_max_err"} <= set(cases["rigid-planar-inverse-dynamics"]["metrics"])
     assert joints | {"torque_base_max_rel_err"} <= set(cases["rigid-3d-inverse-dynamics"]["metrics"])
@@ -22,6 +23,7 @@ def test_verify_manipulator_quick(tmp_path):
     open_loop = cases["open-loop-planar"]["metrics"]
     assert {"rigid_angle_max_err", "rigid_lagrange_angle_max_err", "tip_deviation_at_Ts", "tip_deviation_max",
             "angle_err_wrist_at_Ts", "flexible_energy_balance_rel"} <= set(open_loop)
+    assert {"modal_first_frequency", "modal_path_diff_max_rel"} <= set(cases["exact-beam-reference-planar"]["metrics"])
     assert all(c["passed"] for c in cases.values())
 
 

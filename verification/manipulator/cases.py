@@ -1,7 +1,8 @@
 """Cases of the ``manipulator`` suite: rigid-arm inverse dynamics of the manipulator of seed 002 §9.5
 (issue 13, item 3), the planar and the 3-D manoeuvre (models.py states the geometry, the settled final
-angles and the independent Lagrange reference), and the flexible arm under the planar manoeuvre
-(``flexible_planar``).
+angles and the independent Lagrange reference); the flexible arm under both manoeuvres (``flexible_case``); the
+rigid-arm torques applied open loop (``open_loop_planar``); exact-beam links as reference
+(``exact_beam_reference``).
 
 Each case drives all four joints of the rigid-link flexmb model with ``fm.Driver`` and the spin-up law,
 takes the joint torques from the drivers' reactions (``Result.reaction`` projected on the joint axes) and
@@ -162,7 +163,7 @@ def flexible_case(label: str, final: tuple[float, ...]) -> Callable[[bool], Case
 _FLEX_NOTES = {
     "planar": ("Energy tolerance, ~2.5 x the measured drift: 7.5e-5 at h = 0.05 s (quick), 1.8e-5 at 0.0125 s "
                "(full). The links' FE masses against Table 9-1 (4 digits: rel 5e-4). Reported, not checked here: "
-               "the seed's Fig. 9-23 is lost; the exact-beam links (case exact-beam-reference-planar, slow) give the "
+               "the seed's Fig. 9-23 is lost; the exact-beam links (case exact-beam-reference-planar) give the "
                "same payload path to 1.4e-3 of its peak. The largest deviation changes by 4e-4 of itself from "
                "h = 0.05 s to 0.0125 s."),
     "3d": ("The base turns by pi/2 about X while the pins move as in the planar manoeuvre, so the links also bend "
@@ -329,8 +330,6 @@ def exact_beam_reference(quick: bool) -> CaseResult:
                f"deviation is 12 % low; the tip interface's constraint modes fix that.")
     return r
 
-
-exact_beam_reference.slow = True
 
 flexible_planar = flexible_case("planar", mdl.FINAL_PLANAR)
 flexible_3d = flexible_case("3d", mdl.FINAL_SPATIAL)
