@@ -228,25 +228,6 @@ def _frame(system, asm, q, v, angular_velocity, center, spin, tol) -> _Frame:
     return _Frame(G1, d1, rotating)
 
 
-def _stiffness(asm, q, v, a, lam, t) -> np.ndarray:
-    """``K = dr/dq`` at fixed ``v, a, lambda`` (constraint forces included), by fourth-order central
-    differences of the residual (step ``1e-4 (1 + |q_j|)``: truncation ~1e-16, round-off ~1e-12 of |r|).
-    The Newton matrix's ``cK`` block is not used: it leaves out ``d(M(q) a)/dq`` (a rigid body's Euler-parameter
-    mass matrix times the reference's nonzero Euler-parameter accelerations of a spinning body), which the
-    time step does not need but the linearization does."""
-    K = np.empty((asm.nq, asm.nq))
-    dq = np.zeros(asm.nq)
-    for j in range(asm.nq):
-        h = 1e-4 * (1.0 + abs(q[j]))
-        f = []
-        for s in (-2.0, -1.0, 1.0, 2.0):
-            dq[j] = s * h
-            f.append(asm.residual(q + dq, v, a, lam, t)[0])
-        dq[j] = 0.0
-        K[:, j] = (f[0] - 8.0 * f[1] + 8.0 * f[2] - f[3]) / (12.0 * h)
-    return K
-
-
 @dataclass
 class _Raw:
     """The linearized equations at one state in co-moving coordinates (module doc): ``M dq'' + C dq' + K dq
@@ -291,9 +272,9 @@ def _raw(system, asm, q, v, t, tol, steady_tol, redundant, frame_args):
     nq = asm.nq
     M = _dense(asm.residual(q, v, a, lam, t, coef=(1.0, 0.0, 0.0, 0.0, 0.0))[2])[:nq, :nq]
     C = _dense(asm.residual(q, v, a, lam, t, coef=(0.0, 1.0, 0.0, 0.0, 0.0))[2])[:nq, :nq]
-    J = _dense(asm.residual(q, v, a, lam, t, coef=(0.0, 0.0, 1.0, 1.0, 0.0))[2])[nq:, :nq]   # Phi_q, B
+    S = _dense(asm.residual(q, v, a, lam, t, coef=(0.0, 0.0, 1.0, 1.0, 0.0))[2])
+    K, J = S[:nq, :nq], S[nq:, :nq]                          # dr/dq + H(lambda) + d(B^T mu)/dq; Phi_q and B
     W = _dense(asm.residual(q, v, a, lam, t, coef=(0.0, 0.0, 0.0, 0.0, 0.0), nh=(0.0, 1.0))[2])[nq:, :nq]
-    K = _stiffness(asm, q, v, a, lam, t)
     G1 = fr.G1
     if fr.rotating:                                          # co-moving coordinates (module doc)
         K = K + C @ G1 + M @ G1 @ G1
@@ -357,8 +338,8 @@ def linearize(system: "System", state: "Result | tuple[np.ndarray, np.ndarray] |
     back, and must agree (null-space projectors and state matrix to 1e-6); ``check_steady=False`` skips that
     (e.g. a driven mechanism at rest before its drivers move: the frequencies of that instant). Otherwise
     ModelError says which residual is not zero. The eigenvalues are those of the co-moving perturbations (a
-    perturbation at rest in space shows as +-i|angular_velocity|). Dense linear algebra and ``4 nq`` residual
-    evaluations for the stiffness: meant for models of up to a few hundred coordinates.
+    perturbation at rest in space shows as +-i|angular_velocity|). Dense linear algebra: meant for models of up
+    to a few hundred coordinates.
     """
     asm = system.compile()
     q, v, t = _state(system, asm, state, t, row)

@@ -163,9 +163,9 @@ def rolling_disc_eigenvalues(quick: bool) -> CaseResult:
     r.notes = ("Disc R = 0.1 m, m = 1 kg, upright on y = 0 rolling along -z (models.upright_disc, no lean rate), "
                "fm.linearize(system, spin={disc: (-v/R, 0, 0)}): 5 position and 3 velocity degrees of freedom. "
                "Thin disc and one with A = 0.3 m R^2 (the formula's A and C enter separately). " + "; ".join(lines)
-               + ". Both sides are exact eigenvalues of the same linear system; the stiffness comes from "
-               "4th-order differences of the residual (truncation-free for the quadratic Euler-parameter terms; "
-               "round-off ~1e-12 of |r| in general), measured agreement ~1e-14: 1e-7 is a loose bound. The other "
+               + ". Both sides are exact eigenvalues of the same linear system; measured agreement ~1e-14, "
+               "so 1e-7 is a loose bound that still fails on a missing gyroscopic or rolling term (those move the "
+               "lean eigenvalue by percents). The other "
                "six eigenvalues are zero (heading, spin angle, rolled distance, lateral position, the spin rate and "
                "the heading integral): Jordan blocks scatter them by ~eps^(1/2) to eps^(1/3) of the scale, "
                "bound 1e-5/s.")
@@ -254,7 +254,7 @@ def torque_free_spin(quick: bool) -> CaseResult:
                "whole system turning with it (angular_velocity): 12 states. " + "; ".join(lines) + ". In the "
                "co-moving frame a perturbation that is at rest in space turns at -w0, so the eigenvalues also hold "
                "+-i w0 (translations, attitude normal to the spin) and zeros; the Euler eigenvalue is the other one. "
-               "Exact on both sides (round-off and the ~1e-10 differences of the stiffness): 1e-8/s. A body "
+               "Exact on both sides (round-off): 1e-8/s. A body "
                "axisymmetric about the spin may also use spin={body: ...}: for I = (1, 2, 2) about x the two "
                f"descriptions give eigenvalues of moduli {np.abs(lam_frame).max():.6f} and {np.abs(lam_spin).max():.6f} "
                "(different frames, so different imaginary shifts); for an asymmetric body spin= is refused "
