@@ -25,8 +25,8 @@ the reference is an equilibrium, and with ``G1 = G'(0)``, ``G2 = G''(0) = G1^2``
     M dqb'' + (C + 2 M G1) dqb' + (K + C G1 + M G2) dqb + Phi_q^T dlambda + B^T dmu = 0,
     Phi_q dqb = 0,      B dqb' + ((B v)_q + B G1) dqb = 0,
 
-time-invariant when the group is a symmetry of the model; this is checked by linearizing again a stretch
-further along the orbit and comparing the eigenvalues. The Euler parameters transform linearly under the
+time-invariant when the group is a symmetry of the model; this is checked by forming them again a stretch
+further along the orbit, pulling them back by G(tau) and comparing. The Euler parameters transform linearly under the
 group (``p -> a(t) * p * b(t)``, quaternion products), so the perturbations stay in the full coordinates.
 """
 from __future__ import annotations
