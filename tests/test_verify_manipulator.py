@@ -39,3 +39,21 @@ def test_lagrange_torques_of_a_steady_base_spin():
                                    for m, yk, inertia in zip(models.MASS[1:], y, models.INERTIA[1:]))
     tau = models.lagrange_torques(zero, zero, np.array([[2.0, 0.0, 0.0, 0.0]]))
     assert np.allclose(tau[0], [2.0 * J, 0.0, 0.0, 0.0], rtol=1e-12, atol=1e-9)
+
+
+def test_node_torque_bends_a_clamped_link_as_beam_theory():
+    """The open-loop joint torque on a flexible link's tip node (models._node_torque): its modal generalized
+    force Q_eta = R_N^T n' on the clamped link (frame held) gives the static tip rotation M L/(E I) and deflection
+    M L^2/(2 E I) of a cantilever under a tip moment (Euler-Bernoulli; exact for cubic elements and the tip
+    interface's constraint modes)."""
+    link = models.flexible_link(models.L2, models.JOINT_POINTS[0], "link")
+    Mz = 250.0
+    force = models._node_torque(link, models.N_ELEMENTS, lambda t: Mz, 1.0)
+    q = np.zeros(7 + link.n_modes)
+    q[3] = 1.0
+    Q = force.func(0.0, q, np.zeros_like(q))
+    eta = np.linalg.solve(link.modes.K, Q[7:])                 # frame held: K eta = Q_eta
+    t_shape, r_shape = link.node_shapes(models.N_ELEMENTS)
+    EI = models.ALUMINIUM.E * np.pi / 4 * (0.05 ** 4 - 0.04 ** 4)
+    assert np.allclose(r_shape[0] @ eta, [0.0, 0.0, Mz * models.L2 / EI], rtol=1e-9, atol=1e-12)
+    assert np.allclose(t_shape[0] @ eta, [0.0, Mz * models.L2 ** 2 / (2 * EI), 0.0], rtol=1e-9, atol=1e-12)
