@@ -80,10 +80,14 @@ def test_compiled_step_repeats_the_general_step(monkeypatch, kw):
     assert fast.redundant == ref.redundant and fast.redundant      # rows switched off on both paths
 
 
-def test_models_with_forces_or_flexible_bodies_take_the_general_step():
+def test_models_with_other_elements_take_the_general_step():
     s, _ = _every_kind()
-    s.add(fm.Force(s.bodies[0], (1.0, 0.0, 0.0), name="wind"))
+    a, b = s.bodies[0], s.bodies[1]
+    s.add(fm.CrushElement(a, b, point_a=(0.1, 0.0, 0.0), point_b=(0.45, 0.0, 0.0), curve=([0.0, 0.5], [0.0, 1e3]),
+                          unloading_stiffness=1e5, name="crush"))
     assert not cs.CompiledStep.qualifies(s.compile(), reuse_matrix=False)
+    s, _ = _every_kind()
+    assert not cs.CompiledStep.qualifies(s.compile(), reuse_matrix=True)     # sparse runs keep their matrix
 
 
 def test_failed_compiled_step_reports_through_the_general_path(monkeypatch):
@@ -222,3 +226,28 @@ def test_contact_models_take_the_compiled_step(monkeypatch):
     assert np.max(np.abs(fast.contact_force(bulkhead) - force)) < 1e-6 * np.max(force)
     assert np.allclose(fast.history, ref.history, rtol=0, atol=1e-6)
     assert fast.stats["newton_iterations"] == ref.stats["newton_iterations"]
+
+
+def _loaded() -> fm.System:
+    """A pendulum pushed by a global force of time at a body point, a constant body-fixed torque and a
+    time-varying global torque."""
+    s = fm.System(gravity=(0.0, -9.81, 0.0), name="loaded")
+    b = s.add(fm.RigidBody(2.0, (0.02, 0.03, 0.04), position=(0.5, 0.0, 0.0), name="arm"))
+    s.add(fm.Spherical(s.ground, b, (0.0, 0.0, 0.0), name="pivot"))
+    s.add(fm.Force(b, lambda t: (0.0, 5.0 * np.sin(8.0 * t), 2.0), local_point=(0.5, 0.0, 0.0), name="push"))
+    s.add(fm.Torque(b, (0.1, 0.0, 0.3), body_fixed=True, name="twist"))
+    s.add(fm.Torque(b, lambda t: (0.0, 0.2 * t, 0.0), name="turn"))
+    return s
+
+
+def test_loaded_models_take_the_compiled_step(monkeypatch):
+    """Applied forces and torques (constant, body-fixed, functions of time) on the compiled step and in
+    blocks: same trajectories and work of the loads as the general path."""
+    s = _loaded()
+    assert cs.CompiledStep.qualifies(s.compile(), reuse_matrix=False)
+    fast = fm.simulate(s, t_end=0.5, h=1e-3)
+    monkeypatch.setattr(cs.CompiledStep, "qualifies", staticmethod(lambda asm, reuse: False))
+    ref = fm.simulate(_loaded(), t_end=0.5, h=1e-3)
+    assert np.max(np.abs(fast.q - ref.q)) < AGREE
+    assert np.max(np.abs(ref.work_nc)) > 1e-2
+    assert np.max(np.abs(fast.work_nc - ref.work_nc)) < 1e-9 * np.max(np.abs(ref.work_nc))

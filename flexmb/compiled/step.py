@@ -34,7 +34,10 @@ offset in sgather/sscatter, in svec, in sshp, in the per-instance parameters k, 
 contact-pair groups with built-in laws and no friction (flexmb/contact/pairs.py): ``ctab`` as ``stab``, per
 pair the measure offset and the law table (flexmb/contact/laws.py ``LawTable``). Their approach-speed history
 changes at accepted steps (in Python, ``ContactGroup.accept``) and comes as the separate ``dyn`` argument;
-models with contacts take single steps, not blocks (the integrator locates contact onsets between steps).
+models with contacts take single steps, not blocks (the integrator locates contact onsets between steps);
+``lidx, lis_force, lbody_fixed, ls, lvec, pos_loads)`` the applied forces and torques
+(flexmb/forces/applied.py): body coordinates, kind flags, body-fixed points, the vectors at the current
+time (set before each step) and block positions.
 """
 from __future__ import annotations
 
@@ -42,7 +45,7 @@ import numpy as np
 from numba import njit
 
 from .flexible import energy as flexible_energy
-from .forces import ANGLE, contact_kernel, measure_kernel, spring_kernel
+from .forces import ANGLE, contact_kernel, loads_kernel, measure_kernel, spring_kernel
 from .flexible import evaluate as flexible_evaluate
 from .joints import (_angle_hess, _angle_rows, _coordinate_hess, _coordinate_rows, _distance_hess,
                      _distance_rows, _dot1_hess, _dot1_rows, _dot2_hess, _dot2_rows, _point_hess, _point_rows)
@@ -295,6 +298,17 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
         add_at(r, sc_.reshape(-1), rs.reshape(-1))
         if with_matrix:
             add_at(vals, pos, bs.reshape(-1))
+    # applied forces and torques (compiled/forces.py loads_kernel), their vectors at this time in lvec
+    lidx = model[53]
+    if lidx.shape[0]:
+        nl = lidx.shape[0]
+        rl = np.empty((nl, 7))
+        bl = np.empty((nl if with_matrix else 1, 7, 7))
+        loads_kernel(q, v, lidx, model[54], model[55], model[56], model[57], cK if with_matrix else 0.0,
+                     with_matrix, rl, bl)
+        add_at(r, lidx.reshape(-1), rl.reshape(-1))
+        if with_matrix:
+            add_at(vals, model[58], bl.reshape(-1))
     # contact pairs with built-in laws, one kernel per group (compiled/forces.py contact_kernel)
     speed, in_contact, last_rate = dyn
     for cg in range(model[38].shape[0]):
@@ -466,6 +480,16 @@ def powers(q, v, lam, act, model):
 
 
 @njit(cache=True)
+def loads_power(q, v, model):
+    """Power ``sum Q . v`` (W) of the applied loads at their current vectors (as ``AppliedLoadGroup.power``)."""
+    lidx = model[53]
+    if lidx.shape[0] == 0:
+        return 0.0
+    return loads_kernel(q, v, lidx, model[54], model[55], model[56], model[57], 0.0, False,
+                        np.empty((lidx.shape[0], 7)), np.empty((1, 7, 7)))
+
+
+@njit(cache=True)
 def switched_off_violation(q, off_rows, model):
     """Largest |Phi| of the rows ``off_rows`` (switched off as redundant) at ``q`` (with v = 0)."""
     ncols = model[21]
@@ -492,13 +516,14 @@ def switched_off_violation(q, off_rows, model):
 # -- a block of fixed steps ---------------------------------------------------------------------------------
 @njit(cache=True)
 def alpha_run(n_steps, t0, t_end, h, h_max, q0, v0, vd0, a0, lam0, am, af, beta, gamma, tol, max_iter, act,
-              driven, drive_values, energy, off_rows, model, dyn,
+              driven, drive_values, load_values, energy, off_rows, model, dyn,
               out_t, out_q, out_v, out_vd, out_lam, out_pnc, out_pdrv, out_off, last_a, stats):
     """Up to ``n_steps`` fixed steps (size ``min(h, h_max, t_end - t)``, as ``AlphaIntegrator``) from the
     state at ``t0``, each state into row k of ``out_*``: time, q, v, vd, lambda, the non-conservative and
     driver powers (when ``energy``) and the largest |Phi| of the rows switched off as redundant
     (``off_rows``). ``drive_values`` (n_steps, 2, len(driven)) are f and f'' of the driven instances
-    ``driven`` (columns of the model's ``drive``) at each step's end. Returns ``(steps taken, outcome of the
+    ``driven`` (columns of the model's ``drive``) at each step's end, ``load_values`` (n_steps, loads, 3) the
+    applied loads' vectors there. Returns ``(steps taken, outcome of the
     last attempt)``; ``last_a`` gets the algorithmic acceleration of the last state, ``stats`` the Newton
     iterations and factorizations."""
     drive = model[10]
@@ -519,6 +544,8 @@ def alpha_run(n_steps, t0, t_end, h, h_max, q0, v0, vd0, a0, lam0, am, af, beta,
         for c in range(driven.size):
             drive[0, driven[c]] = drive_values[k, 0, c]
             drive[1, driven[c]] = drive_values[k, 1, c]
+        if load_values.shape[1]:
+            model[57][:, :] = load_values[k]
         code = alpha_step(q, v, vd, a, lam, h_try, am, af, beta, gamma, tol, no_q_tol, False, max_iter, act,
                           model, dyn, q1, v1, vd1, a1, lam1, st)
         stats[0] += st[0]
@@ -540,7 +567,7 @@ def alpha_run(n_steps, t0, t_end, h, h_max, q0, v0, vd0, a0, lam0, am, af, beta,
         p_springs = accept_springs(q, v, model)
         if energy:
             out_pnc[k], out_pdrv[k] = powers(q, v, lam, act, model)
-            out_pnc[k] += p_springs
+            out_pnc[k] += p_springs + loads_power(q, v, model)
         else:
             out_pnc[k], out_pdrv[k] = 0.0, 0.0
         out_off[k] = switched_off_violation(q, off_rows, model) if off_rows.size else 0.0

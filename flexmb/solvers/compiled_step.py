@@ -4,7 +4,8 @@
 Newton-matrix pattern once (the model tuple of :mod:`flexmb.compiled.step`), and then takes a whole
 generalized-alpha step in one compiled call, or a block of fixed steps in one call. A model qualifies when
 it has rigid bodies and flexible bodies (modal, with or without stiffening, or nonlinear beams), joint
-primitives between them (drivers included), spring-dampers and bushings, sphere-plane, sphere-sphere and
+primitives between them (drivers included), applied forces and torques, spring-dampers and bushings,
+sphere-plane, sphere-sphere and
 clearance contact pairs with built-in laws and no friction, gravity, and no other force elements, velocity
 constraints or joints at stiffened interfaces, and its iteration matrix is small enough for the dense path
 (``nq + m <= DENSE_LIMIT``). Everything else takes the general step of
@@ -18,6 +19,7 @@ import numpy as np
 from ..bodies.flexible import FlexibleBody
 from ..bodies.rigid import RigidBody
 from ..contact.pairs import ContactGroup
+from ..forces.applied import AppliedLoadGroup
 from ..forces.springs import ScalarSpringGroup
 from ..joints.kernels import ROWS, SLOTS
 from .linalg import DENSE_LIMIT
@@ -94,7 +96,7 @@ class CompiledStep:
             cat(fidx or [empty_i]), cat(pos_flex or [empty_i]),
             asm.norm.cols, dense[h["norm_jac"]], dense[h["norm_jacT"]], dense[h["norm_hess"]], dense[h["D"]],
             np.flatnonzero(asm.driver_rows).astype(np.int64))
-        self.model += self._springs(asm, dense) + self._contacts(asm, dense)
+        self.model += self._springs(asm, dense) + self._contacts(asm, dense) + self._loads(asm, dense)
         self._no_contacts = (empty_f, np.zeros(0, dtype=bool), empty_f)
         self.driven = cat([cols for _, cols in self._drivers] or [empty_i])
         self.blocks_allowed = not asm._stability_bodies      # the stability check runs after each step, in Python
@@ -166,6 +168,43 @@ class CompiledStep:
                 *(cat(law[k]).astype(float) if groups else ef for k in ("K", "n", "h", "v_min", "c")),
                 cat(pos or [ei]))
 
+    def _loads(self, asm, dense) -> tuple:
+        """The applied loads' part of the model tuple; their vectors (``lvec``) are set before each step."""
+        groups = family_blocks(asm, AppliedLoadGroup)
+        self._load_group = groups[0][0] if groups else None
+        if not groups:
+            return (np.zeros((0, 7), dtype=np.int64), np.zeros(0, dtype=bool), np.zeros(0, dtype=bool),
+                    np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0, dtype=np.int64))
+        g, hl = groups[0]
+        self._lvec = np.zeros((g.n, 3))
+        return g.idx, g.is_force, g.body_fixed, g.s, self._lvec, dense[hl]
+
+    def _set_loads(self, t: float) -> None:
+        if self._load_group is not None:
+            self._lvec[:] = self._load_group.vectors(t)
+
+    def _sample_loads(self, times: list) -> tuple[np.ndarray, int]:
+        """The load vectors (len(times), loads, 3) at the block's times and how many leading times are valid:
+        a function's value taken as it is when it is a finite 3-vector, else through the checked call, and
+        the block ends before a time at which that raises."""
+        g = self._load_group
+        if g is None:
+            return np.zeros((len(times), 0, 3)), len(times)
+        out = np.array(np.broadcast_to(g._vectors, (len(times), g.n, 3)))
+        n = len(times)
+        for k in np.flatnonzero(~g.const):
+            load = g.loads[k]
+            for i, t in enumerate(times[:n]):
+                try:
+                    x = np.asarray(load.vector(t), dtype=float)
+                    if x.shape != (3,) or not np.isfinite(x).all():
+                        x = load.value(t)           # the checked call: raises with its message
+                except Exception:   # noqa: BLE001 - the general step raises it, with the states so far kept
+                    n = i
+                    break
+                out[i, k] = x
+        return out, n
+
     def _dynamic(self) -> tuple:
         """The contacts' approach-speed history ``(speed, in_contact, last_rate)`` per pair, as it is now."""
         ap = [g.approach for g in self._contact_groups]
@@ -191,7 +230,8 @@ class CompiledStep:
         """Whether a compiled model can take the compiled step (see the module's docstring)."""
         s = asm.system
         return (not reuse_matrix and asm.nq + asm.m <= DENSE_LIMIT
-                and all(isinstance(g, ScalarSpringGroup) or _plain_contacts(g) for g in asm.families)
+                and all(isinstance(g, (ScalarSpringGroup, AppliedLoadGroup)) or _plain_contacts(g)
+                        for g in asm.families)
                 and all(isinstance(b, (RigidBody, FlexibleBody)) for b in s.bodies)
                 and not any(g._python_structures for g in asm.flexible)
                 and asm.nonholonomic.m == 0 and not asm.interface_loads)
@@ -205,6 +245,7 @@ class CompiledStep:
         """The step of size h from state ``s`` as ``(q, v, vd, a, lam, iterations, factorizations)``, or
         None when its Newton iteration fails (the caller repeats it on the general path)."""
         self._set_drivers(s.t + h)
+        self._set_loads(s.t + h)
         self._load_history()
         nq, m = s.q.size, s.lam.size
         q, v, vd, a, lam = np.empty(nq), np.empty(nq), np.empty(nq), np.empty(nq), np.empty(m)
@@ -235,6 +276,8 @@ class CompiledStep:
                 n = min(n, ok)
                 values[:n, 0, c], values[:n, 1, c] = f[:n], fa[:n]
                 c += 1
+        loads, n_ok = self._sample_loads(times[:n])
+        n = min(n, n_ok)
         nq, m = s.q.size, s.lam.size
         out = (np.empty(n), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, m)), np.empty(n),
                np.empty(n), np.empty(n))
@@ -243,8 +286,8 @@ class CompiledStep:
         stats = np.zeros(2)
         self._load_history()
         k, code = self._run(n, s.t, t_end, h, h_max, s.q, s.v, s.vd, s.a, s.lam, params.alpha_m, params.alpha_f,
-                            params.beta, params.gamma, tol, max_iter, self.asm.active, self.driven, values, energy,
-                            off_rows, self.model, self._dynamic(), *out, a_last, stats)
+                            params.beta, params.gamma, tol, max_iter, self.asm.active, self.driven, values, loads,
+                            energy, off_rows, self.model, self._dynamic(), *out, a_last, stats)
         self._store_history()
         block = StepBlock(k, *(x[:k] for x in out[:5]), a_last, *(x[:k] for x in out[5:]), code != self.CONVERGED)
         return block, int(stats[0]), int(stats[1])
