@@ -13,31 +13,34 @@ partial pivoting that skips the zeros of the iteration matrix, the increment and
 (Arnold & Bruls 2007; constraint scaling of Bottasso, Dopico & Trainelli 2008). :func:`alpha_run` takes
 a block of fixed steps, with the driver and damping powers of the energy balance.
 
-The model is one tuple of arrays (built by :class:`flexmb.solvers.compiled_step.CompiledStep`):
+The model is a tuple of tuples of arrays (built by :class:`flexmb.solvers.compiled_step.CompiledStep`; each
+helper gets only the part it uses, since numba passes a tuple as all its arrays' fields):
+``(bodies, joints, flex, norm, springs, contacts, loads, driver_rows)`` with
 
-``(idx, mass, J, gravity, pos_body,`` rigid bodies (flexmb/compiled/rigid.py) and their block positions;
-``gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess,`` joint primitive groups: row g of
-``gtab`` is ``(kind, n, rows per instance, nx, m_i, modes of S, offset in gather/scatter, in u0, in S,
-first column of drive, first row, offset in the flat Jacobian, in the flat Hessian)``, kinds numbered in
-the order of ``flexmb.joints.kernels.ROWS`` (point, dot1, dot2, distance, angle, coordinate), the other
-arrays flat and concatenated group by group;
-``ftab, fdata, idata, wdata, ftabs, fidx, pos_flex,`` flexible-body groups: row f of ``ftab`` is
-``(offset, length) of its float, int and work buffers, first row and rows of its table in ftabs, n, m,
-offset in fidx, offset in pos_flex)`` (flexmb/compiled/flexible.py ``pack``);
-``ncols, pos_norm_jac, pos_norm_jacT, pos_norm_hess, pos_D, driver_rows,`` the Euler-parameter columns of
-every body (normalization rows last), the remaining block positions and the rows of driver constraints;
-``stab, sgather, sscatter, svec, sshp, sk, sc, sx0, sref, ssides, pos_spring)`` scalar spring-damper groups
-(flexmb/forces/springs.py): row s of ``stab`` is ``(measure code, n, nx, m_i, m_j, modes of the shapes,
-offset in sgather/sscatter, in svec, in sshp, in the per-instance parameters k, c, x0, sref, in pos_spring)``,
-``sref`` the unwrapping reference of angle measures (history, updated at accepted steps);
-``ctab, cgather, cscatter, cvec, cshp, csides, csign, coffset, ckind, cK, cn, ch, cvmin, cc, pos_contact)``
-contact-pair groups with built-in laws and no friction (flexmb/contact/pairs.py): ``ctab`` as ``stab``, per
-pair the measure offset and the law table (flexmb/contact/laws.py ``LawTable``). Their approach-speed history
-changes at accepted steps (in Python, ``ContactGroup.accept``) and comes as the separate ``dyn`` argument;
-models with contacts take single steps, not blocks (the integrator locates contact onsets between steps);
-``lidx, lis_force, lbody_fixed, ls, lvec, pos_loads)`` the applied forces and torques
-(flexmb/forces/applied.py): body coordinates, kind flags, body-fixed points, the vectors at the current
-time (set before each step) and block positions.
+* ``bodies = (idx, mass, J, gravity, pos_body)``: rigid bodies (flexmb/compiled/rigid.py), block positions;
+* ``joints = (gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess)``: joint primitive groups; row g
+  of ``gtab`` is ``(kind, n, rows per instance, nx, m_i, modes of S, offset in gather/scatter, in u0, in S,
+  first column of drive, first row, offset in the flat Jacobian, in the flat Hessian)``, kinds numbered in
+  the order of ``flexmb.joints.kernels.ROWS`` (point, dot1, dot2, distance, angle, coordinate), the other
+  arrays flat and concatenated group by group;
+* ``flex = (ftab, fdata, idata, wdata, ftabs, fidx, pos_flex)``: flexible-body groups; row f of ``ftab`` is
+  ``(offset, length) of its float, int and work buffers, first row and rows of its table in ftabs, n, m,
+  offset in fidx, offset in pos_flex`` (flexmb/compiled/flexible.py ``pack``);
+* ``norm = (ncols, pos_norm_jac, pos_norm_jacT, pos_norm_hess, pos_D)``: the Euler-parameter columns of every
+  body (normalization rows last) and the remaining block positions;
+* ``springs = (stab, sgather, sscatter, svec, sshp, sk, sc, sx0, sref, ssides, pos_spring)``: scalar
+  spring-damper groups (flexmb/forces/springs.py); row s of ``stab`` is ``(measure code, n, nx, m_i, m_j,
+  modes of the shapes, offset in sgather/sscatter, in svec, in sshp, in the per-instance parameters, in
+  pos_spring)``; ``sref`` the unwrapping reference of angle measures (history, moved on at accepted steps);
+* ``contacts = (ctab, cgather, cscatter, cvec, cshp, csides, csign, coffset, ckind, cK, cn, ch, cvmin, cc,
+  pos_contact)``: contact-pair groups with built-in laws and no friction (flexmb/contact/pairs.py), ``ctab``
+  as ``stab``, per pair the measure offset and the law table (flexmb/contact/laws.py ``LawTable``). Their
+  approach-speed history changes at accepted steps (in Python, ``ContactGroup.accept``) and comes as the
+  separate ``dyn`` argument; models with contacts take single steps, not blocks (the integrator locates
+  contact onsets between steps);
+* ``loads = (lidx, lis_force, lbody_fixed, ls, lvec, pos_loads)``: applied forces and torques
+  (flexmb/forces/applied.py), their vectors at the current time in ``lvec`` (set before each step);
+* ``driver_rows``: the rows of driver constraints.
 """
 from __future__ import annotations
 
@@ -184,10 +187,10 @@ def _extended(q, v):
 
 
 @njit(cache=True)
-def joint_rows(qe, ve, model, phi, jac):
+def joint_rows(qe, ve, joints, phi, jac):
     """``Phi`` and its Jacobian (flat, group by group) of every joint row at the extended coordinates and
     velocities ``qe``, ``ve``."""
-    gtab, gather, scatter, u0, S, drive = model[5], model[6], model[7], model[8], model[9], model[10]
+    gtab, gather, scatter, u0, S, drive = joints[0], joints[1], joints[2], joints[3], joints[4], joints[5]
     gam = np.empty(phi.size)
     for g in range(gtab.shape[0]):
         kind, r, mi, row0, gg, sg, ug, Sg, dg = _group(g, gtab, gather, scatter, u0, S, drive)
@@ -197,42 +200,42 @@ def joint_rows(qe, ve, model, phi, jac):
 
 
 @njit(cache=True)
-def _spring_group(sg, model):
+def _spring_group(sg, springs):
     """Views of spring group sg: code, m_i, m_j, gather, scatter (n, nx), vectors (n, 4, 3), shapes
     (n, 4, 3, modes), sides (4,), k, c, x0, unwrapping reference (n,) and block positions (n nx nx)."""
-    stab, sgather, sscatter, svec, sshp = model[27], model[28], model[29], model[30], model[31]
+    stab, sgather, sscatter, svec, sshp = springs[0], springs[1], springs[2], springs[3], springs[4]
     code, n, nx, mi, mj, sm = stab[sg, 0], stab[sg, 1], stab[sg, 2], stab[sg, 3], stab[sg, 4], stab[sg, 5]
     og, ov, osh, op, opos = stab[sg, 6], stab[sg, 7], stab[sg, 8], stab[sg, 9], stab[sg, 10]
     par = slice(op, op + n)
     return (code, mi, mj, sgather[og:og + n * nx].reshape((n, nx)), sscatter[og:og + n * nx].reshape((n, nx)),
             svec[ov:ov + 12 * n].reshape((n, 4, 3)), sshp[osh:osh + 12 * n * sm].reshape((n, 4, 3, sm)),
-            model[36][sg], model[32][par], model[33][par], model[34][par], model[35][par],
-            model[37][opos:opos + n * nx * nx])
+            springs[9][sg], springs[5][par], springs[6][par], springs[7][par], springs[8][par],
+            springs[10][opos:opos + n * nx * nx])
 
 
 @njit(cache=True)
-def _contact_group(cg, model):
+def _contact_group(cg, contacts):
     """Views of contact group cg: code, m_i, m_j, sign, gather, scatter (n, nx), vectors, shapes, sides, and per
     pair the offset, law kind, K, n, h, v_min, c, the positions of its blocks and the range of its pairs."""
-    ctab, csign = model[38], model[44]
+    ctab, csign = contacts[0], contacts[6]
     code, n, nx, mi, mj, sm = ctab[cg, 0], ctab[cg, 1], ctab[cg, 2], ctab[cg, 3], ctab[cg, 4], ctab[cg, 5]
     og, ov, osh, op, opos = ctab[cg, 6], ctab[cg, 7], ctab[cg, 8], ctab[cg, 9], ctab[cg, 10]
     par = slice(op, op + n)
-    return (code, mi, mj, csign[cg], model[39][og:og + n * nx].reshape((n, nx)),
-            model[40][og:og + n * nx].reshape((n, nx)), model[41][ov:ov + 12 * n].reshape((n, 4, 3)),
-            model[42][osh:osh + 12 * n * sm].reshape((n, 4, 3, sm)), model[43][cg], model[45][par], model[46][par],
-            model[47][par], model[48][par], model[49][par], model[50][par], model[51][par],
-            model[52][opos:opos + n * nx * nx], par)
+    return (code, mi, mj, csign[cg], contacts[1][og:og + n * nx].reshape((n, nx)),
+            contacts[2][og:og + n * nx].reshape((n, nx)), contacts[3][ov:ov + 12 * n].reshape((n, 4, 3)),
+            contacts[4][osh:osh + 12 * n * sm].reshape((n, 4, 3, sm)), contacts[5][cg], contacts[7][par],
+            contacts[8][par], contacts[9][par], contacts[10][par], contacts[11][par], contacts[12][par],
+            contacts[13][par], contacts[14][opos:opos + n * nx * nx], par)
 
 
 @njit(cache=True)
-def accept_springs(q, v, model):
+def accept_springs(q, v, springs):
     """After an accepted step: the unwrapping reference of angle springs moves to their angles there (as
     ``ScalarSpringGroup.accept``); returns the dampers' power ``-sum c x_dot^2`` (W)."""
     qe, ve = _extended(q, v)
     P = 0.0
-    for sg in range(model[27].shape[0]):
-        code, mi, mj, gg, sc_, vec, shp, sides, k, c, x0, ref, pos = _spring_group(sg, model)
+    for sg in range(springs[0].shape[0]):
+        code, mi, mj, gg, sc_, vec, shp, sides, k, c, x0, ref, pos = _spring_group(sg, springs)
         n, nx = gg.shape
         x, xd = np.empty(n), np.empty(n)
         measure_kernel(code, qe, ve, gg, vec, shp, sides, mi, mj, ref, False, x, xd, np.empty((n, nx)),
@@ -253,9 +256,11 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
     switched off (zero row, 1 on the diagonal), as in ``Assembly.residual``. ``dyn`` holds the contacts'
     approach-speed history ``(speed, in_contact, last_rate)`` per pair. Returns False when a spring or a
     sphere-sphere contact has no direction (coincident points)."""
-    (idx, mass, J, gravity, pos_body, gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess,
-     ftab, fdata, idata, wdata, ftabs, fidx, pos_flex, ncols, pos_norm_jac, pos_norm_jacT, pos_norm_hess,
-     pos_D, driver_rows) = model[:27]
+    bodies, joints, flex, norm, springs, contacts, loads, driver_rows = model
+    idx, mass, J, gravity, pos_body = bodies
+    gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess = joints
+    ftab, fdata, idata, wdata, ftabs, fidx, pos_flex = flex
+    ncols, pos_norm_jac, pos_norm_jacT, pos_norm_hess, pos_D = norm
     nb = ncols.shape[0]
     m = phi.size
     mj = m - nb
@@ -287,8 +292,8 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
         if with_matrix:
             add_at(vals, pos_flex[op:op + n * k * k], bf.reshape(-1))
     # scalar spring-dampers and bushings, one kernel per group (compiled/forces.py)
-    for sg in range(model[27].shape[0]):
-        code, mi, mj_, gg, sc_, vec, shp, sides, k, c, x0, ref, pos = _spring_group(sg, model)
+    for sg in range(springs[0].shape[0]):
+        code, mi, mj_, gg, sc_, vec, shp, sides, k, c, x0, ref, pos = _spring_group(sg, springs)
         n, nx = gg.shape
         x, xd, rs = np.empty(n), np.empty(n), np.empty((n, nx))
         bs = np.empty((n if with_matrix else 1, nx, nx))
@@ -299,21 +304,21 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
         if with_matrix:
             add_at(vals, pos, bs.reshape(-1))
     # applied forces and torques (compiled/forces.py loads_kernel), their vectors at this time in lvec
-    lidx = model[53]
+    lidx = loads[0]
     if lidx.shape[0]:
         nl = lidx.shape[0]
         rl = np.empty((nl, 7))
         bl = np.empty((nl if with_matrix else 1, 7, 7))
-        loads_kernel(q, v, lidx, model[54], model[55], model[56], model[57], cK if with_matrix else 0.0,
+        loads_kernel(q, v, lidx, loads[1], loads[2], loads[3], loads[4], cK if with_matrix else 0.0,
                      with_matrix, rl, bl)
         add_at(r, lidx.reshape(-1), rl.reshape(-1))
         if with_matrix:
-            add_at(vals, model[58], bl.reshape(-1))
+            add_at(vals, loads[5], bl.reshape(-1))
     # contact pairs with built-in laws, one kernel per group (compiled/forces.py contact_kernel)
     speed, in_contact, last_rate = dyn
-    for cg in range(model[38].shape[0]):
+    for cg in range(contacts[0].shape[0]):
         (code, mi, mj_, sign, gg, sc_, vec, shp, sides, offset, kind, K, nn, hh, vmin, cc, pos,
-         par) = _contact_group(cg, model)
+         par) = _contact_group(cg, contacts)
         n, nx = gg.shape
         x, xd, F, dF, dFd = np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n)
         Jc, Hv, rc = np.empty((n, nx)), np.empty((n, nx)), np.empty((n, nx))
@@ -328,7 +333,7 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
     # joint primitives, one kernel per group
     jac = np.empty(pos_jac.size)
     H = np.empty(pos_hess.size)
-    joint_rows(qe, ve, model, phi, jac)
+    joint_rows(qe, ve, joints, phi, jac)
     for g in range(gtab.shape[0]):
         kind, rr, mi, row0, gg, sg, ug, Sg, dg = _group(g, gtab, gather, scatter, u0, S, drive)
         n, nx, oj, oh = gg.shape[0], gg.shape[1], gtab[g, 11], gtab[g, 12]
@@ -446,22 +451,23 @@ def alpha_step(q0, v0, vd0, a0, lam0, h, am, af, beta, gamma, tol, q_tol, use_q_
 @njit(cache=True)
 def powers(q, v, lam, act, model):
     """``(non-conservative power, driver power)`` (W) at an accepted state: the modal damping of the flexible
-    bodies ``-sum eta_d^T D eta_d`` and ``-sum lambda_d (Phi_q,d v)`` over the active driver rows (as
-    ``Assembly.step_end``)."""
-    ftab, fdata, idata, wdata, ftabs = model[14], model[15], model[16], model[17], model[18]
-    gtab, gather, driver_rows = model[5], model[6], model[26]
-    p_nc = 0.0
+    bodies ``-sum eta_d^T D eta_d``, the applied loads ``Q . v`` and ``-sum lambda_d (Phi_q,d v)`` over the active
+    driver rows (as ``Assembly.step_end``; the springs' damper power comes with their accept)."""
+    joints, flex, norm, loads, driver_rows = model[1], model[2], model[3], model[6], model[7]
+    ftab, fdata, idata, wdata, ftabs = flex[0], flex[1], flex[2], flex[3], flex[4]
+    gtab, gather = joints[0], joints[1]
+    p_nc = loads_power(q, v, loads)
     for f in range(ftab.shape[0]):
         p_nc += flexible_energy(v, v, fdata[ftab[f, 0]:ftab[f, 0] + ftab[f, 1]],
                                 idata[ftab[f, 2]:ftab[f, 2] + ftab[f, 3]], wdata[ftab[f, 4]:ftab[f, 4] + ftab[f, 5]],
                                 ftabs[ftab[f, 6]:ftab[f, 6] + ftab[f, 7]], 3, np.zeros(0))
     if driver_rows.size == 0:
         return p_nc, 0.0
-    nb = model[21].shape[0]
-    jac = np.empty(model[11].size)
+    nb = norm[0].shape[0]
+    jac = np.empty(joints[6].size)
     phi = np.empty(lam.size - nb)
     qe, ve = _extended(q, v)
-    joint_rows(qe, ve, model, phi, jac)
+    joint_rows(qe, ve, joints, phi, jac)
     p_drv = 0.0
     for k in range(driver_rows.size):
         row = driver_rows[k]
@@ -480,28 +486,28 @@ def powers(q, v, lam, act, model):
 
 
 @njit(cache=True)
-def loads_power(q, v, model):
+def loads_power(q, v, loads):
     """Power ``sum Q . v`` (W) of the applied loads at their current vectors (as ``AppliedLoadGroup.power``)."""
-    lidx = model[53]
+    lidx = loads[0]
     if lidx.shape[0] == 0:
         return 0.0
-    return loads_kernel(q, v, lidx, model[54], model[55], model[56], model[57], 0.0, False,
+    return loads_kernel(q, v, lidx, loads[1], loads[2], loads[3], loads[4], 0.0, False,
                         np.empty((lidx.shape[0], 7)), np.empty((1, 7, 7)))
 
 
 @njit(cache=True)
-def switched_off_violation(q, off_rows, model):
+def switched_off_violation(q, off_rows, joints, norm):
     """Largest |Phi| of the rows ``off_rows`` (switched off as redundant) at ``q`` (with v = 0)."""
-    ncols = model[21]
+    ncols = norm[0]
     nb = ncols.shape[0]
+    gtab = joints[0]
     mj = 0
-    gtab = model[5]
     for g in range(gtab.shape[0]):
         mj = max(mj, gtab[g, 10] + gtab[g, 1] * gtab[g, 2])
     phi = np.empty(mj + nb)
-    jac = np.empty(model[11].size)
+    jac = np.empty(joints[6].size)
     qe, ve = _extended(q, np.zeros(q.size))
-    joint_rows(qe, ve, model, phi[:mj], jac)
+    joint_rows(qe, ve, joints, phi[:mj], jac)
     for bb in range(nb):
         s = 0.0
         for c in range(4):
@@ -526,7 +532,7 @@ def alpha_run(n_steps, t0, t_end, h, h_max, q0, v0, vd0, a0, lam0, am, af, beta,
     applied loads' vectors there. Returns ``(steps taken, outcome of the
     last attempt)``; ``last_a`` gets the algorithmic acceleration of the last state, ``stats`` the Newton
     iterations and factorizations."""
-    drive = model[10]
+    drive = model[1][5]
     nq, m = q0.size, lam0.size
     q, v, vd, a, lam = q0.copy(), v0.copy(), vd0.copy(), a0.copy(), lam0.copy()
     q1, v1, vd1, a1, lam1 = np.empty(nq), np.empty(nq), np.empty(nq), np.empty(nq), np.empty(m)
@@ -545,7 +551,7 @@ def alpha_run(n_steps, t0, t_end, h, h_max, q0, v0, vd0, a0, lam0, am, af, beta,
             drive[0, driven[c]] = drive_values[k, 0, c]
             drive[1, driven[c]] = drive_values[k, 1, c]
         if load_values.shape[1]:
-            model[57][:, :] = load_values[k]
+            model[6][4][:, :] = load_values[k]
         code = alpha_step(q, v, vd, a, lam, h_try, am, af, beta, gamma, tol, no_q_tol, False, max_iter, act,
                           model, dyn, q1, v1, vd1, a1, lam1, st)
         stats[0] += st[0]
@@ -564,12 +570,12 @@ def alpha_run(n_steps, t0, t_end, h, h_max, q0, v0, vd0, a0, lam0, am, af, beta,
         out_v[k] = v
         out_vd[k] = vd
         out_lam[k] = lam
-        p_springs = accept_springs(q, v, model)
+        p_springs = accept_springs(q, v, model[4])
         if energy:
             out_pnc[k], out_pdrv[k] = powers(q, v, lam, act, model)
-            out_pnc[k] += p_springs + loads_power(q, v, model)
+            out_pnc[k] += p_springs
         else:
             out_pnc[k], out_pdrv[k] = 0.0, 0.0
-        out_off[k] = switched_off_violation(q, off_rows, model) if off_rows.size else 0.0
+        out_off[k] = switched_off_violation(q, off_rows, model[1], model[3]) if off_rows.size else 0.0
         last_a[:] = a
     return taken, code

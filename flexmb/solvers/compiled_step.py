@@ -85,18 +85,17 @@ class CompiledStep:
             fidx.append(fg.idx.reshape(-1))
             pos_flex.append(dense[hf])
             offs += (fg._fdata.size, fg._idata.size, fg._wdata.size, fg._tab.shape[0], fg.n * k, fg.n * k * k)
-        self.model = (
-            rigid.idx, rigid.m, rigid.J, rigid.gravity, dense[h["body"]],
-            np.array(gtab, dtype=np.int64).reshape(-1, 13), cat(gather or [empty_i]), cat(scatter or [empty_i]),
-            cat(u0 or [empty_f]), cat(S or [empty_f]), self.drive,
-            cat([dense[x] for x in h["jac"]] or [empty_i]), cat([dense[x] for x in h["jacT"]] or [empty_i]),
-            cat([dense[x] for x in h["hess"]] or [empty_i]),
-            np.array(ftab, dtype=np.int64).reshape(-1, 12), cat(fdata or [empty_f]), cat(idata or [empty_i]),
-            cat(wdata or [empty_f]), cat(ftabs) if ftabs else np.zeros((0, 6), dtype=np.int64),
-            cat(fidx or [empty_i]), cat(pos_flex or [empty_i]),
-            asm.norm.cols, dense[h["norm_jac"]], dense[h["norm_jacT"]], dense[h["norm_hess"]], dense[h["D"]],
-            np.flatnonzero(asm.driver_rows).astype(np.int64))
-        self.model += self._springs(asm, dense) + self._contacts(asm, dense) + self._loads(asm, dense)
+        bodies = (rigid.idx, rigid.m, rigid.J, rigid.gravity, dense[h["body"]])
+        joints = (np.array(gtab, dtype=np.int64).reshape(-1, 13), cat(gather or [empty_i]),
+                  cat(scatter or [empty_i]), cat(u0 or [empty_f]), cat(S or [empty_f]), self.drive,
+                  cat([dense[x] for x in h["jac"]] or [empty_i]), cat([dense[x] for x in h["jacT"]] or [empty_i]),
+                  cat([dense[x] for x in h["hess"]] or [empty_i]))
+        flex = (np.array(ftab, dtype=np.int64).reshape(-1, 12), cat(fdata or [empty_f]), cat(idata or [empty_i]),
+                cat(wdata or [empty_f]), cat(ftabs) if ftabs else np.zeros((0, 6), dtype=np.int64),
+                cat(fidx or [empty_i]), cat(pos_flex or [empty_i]))
+        norm = (asm.norm.cols, dense[h["norm_jac"]], dense[h["norm_jacT"]], dense[h["norm_hess"]], dense[h["D"]])
+        self.model = (bodies, joints, flex, norm, self._springs(asm, dense), self._contacts(asm, dense),
+                      self._loads(asm, dense), np.flatnonzero(asm.driver_rows).astype(np.int64))
         self._no_contacts = (empty_f, np.zeros(0, dtype=bool), empty_f)
         self.driven = cat([cols for _, cols in self._drivers] or [empty_i])
         self.blocks_allowed = not asm._stability_bodies      # the stability check runs after each step, in Python
@@ -105,7 +104,7 @@ class CompiledStep:
         self.stats = np.zeros(3)
 
     def _springs(self, asm, dense) -> tuple:
-        """The spring-damper groups' part of the model tuple (compiled/step.py); ``self._refs`` keeps each
+        """The spring-damper groups' part of the model (compiled/step.py); ``self._refs`` keeps each
         group with its slice of the unwrapping references, which are the groups' history."""
         groups = family_blocks(asm, ScalarSpringGroup)
         stab, gather, scatter, vec, shp, k, c, x0, sides, pos = [], [], [], [], [], [], [], [], [], []
