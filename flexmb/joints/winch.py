@@ -7,9 +7,10 @@ the rope paid out since t = 0 (negative: reeled in). It is one driven distance r
 
     Phi = (d . d - l0^2) / 2 - f(t) = 0,    f = l0 p + p^2 / 2,   f' = l p',   f'' = p'^2 + l p'',
 
-with ``d`` the vector from the drum point to the rope point. Its multiplier carries the rope tension
-``T = -lambda l`` (N, positive when pulling), and the drum's work on the system, ``-int T p' dt``, is booked as
-driver work (``Result.work_drivers``), so the energy balance closes with the drum work.
+with ``d`` the vector from the drum point to the rope point. Its multiplier carries the rope tension ``T = lambda l``
+(N, positive when pulling; the force on the rope end is ``-lambda d``), and the drum's work on the system,
+``-int T p' dt``, is booked as driver work (``Result.work_drivers``), so the energy balance closes with the drum
+work. The span is bilateral: it pushes where a real rope would go slack; check ``tension >= 0``.
 
 This is seed 000's own simplification of the dragline's winches (P. G. Crous, "Modelling of Dragline Dynamics",
 MSc thesis, Stellenbosch 2000, Ch. 5: "the drag winch is positioned at the fairlead and the hoist winch is
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..bodies.base import GROUND, Body
+from ..bodies.base import Body
 from ..errors import ModelError
 from ..timefunctions import TimeFunction
 from .base import Joint, point3
@@ -139,17 +140,13 @@ class Winch(Driver):
         return np.array([self.payout.rate(float(x)) for x in np.atleast_1d(t)])
 
     def tension(self, result) -> np.ndarray:
-        """Rope tension (N, positive pulling the rope end towards the drum) at every row of ``result``: the
-        reaction on the rope body along the span."""
-        F, _ = result.reaction(self)
-        if self.body_a is GROUND:
-            a = np.broadcast_to(self.drum_point, F.shape)
-        else:
-            a = result.position(self.body_a, self.body_a.to_local_point(self.drum_point))
-        b = result.position(self.body_b, self.body_b.to_local_point(self.rope_point))
-        d = a - b
-        e = d / np.linalg.norm(d, axis=1)[:, None]
-        return np.einsum("ni,ni->n", F, e)
+        """Rope tension (N, positive pulling the rope end towards the drum) at every row of ``result``, from the
+        span's multiplier: the force on the rope end is ``-Phi_q^T lambda = -lambda d``, so ``T = lambda l``
+        (module doc)."""
+        asm = result._model("Winch.tension")
+        k = result.system.joints.index(self)
+        row = int(np.flatnonzero(asm.row_joint == k)[0])
+        return result.lam[:, row] * self.length(result.t)
 
     def primitives(self):
         """One driven distance row ``(d . d - l0^2)/2 - f(t)`` (module doc)."""

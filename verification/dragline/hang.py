@@ -5,7 +5,7 @@
 lower hoist chain, bucket with payload, drag chain and clevis on the drag span from the fairlead) to rest. The hand
 calculation: everything the two ropes carry, weight W, hangs from the hoist rope (direction e_h from its socket on
 the coupler to the boom point) and the drag rope (e_d from the clevis to the fairlead), so T_h e_h + T_d e_d = W y,
-two equations for the two tensions; the rope tensions of the model are its winch multipliers
+two equations for the two tensions; the rope tensions of the model (kN: the model's units are t, m, s) are its winch multipliers
 (``Winch.tension``). Exact for the model: tolerance rel 1e-8 (the static Newton tolerance). Also checked: every
 chain joint in tension (no slack where the rig must be taut), and the hoist carrying the weight within the drag's
 vertical share (T_h e_h.y = W - T_d e_d.y).
@@ -40,9 +40,10 @@ def hand_calculation(d: Dragline, res: fm.Result, row: int = -1) -> tuple[float,
     return float(Th), float(Td), eh, ed
 
 
-def chain_tensions(d: Dragline, res: fm.Result, row: int = -1) -> dict:
-    """Axial force (N, positive in tension) at every chain joint: the reaction on the lower link along it."""
-    asm = d.system.compile()
+def chain_tensions(d: Dragline, res: fm.Result, row: int = -1, asm=None) -> dict:
+    """Axial force (kN, positive in tension) at every chain joint: the reaction on the lower link along it.
+    ``asm``: the compiled system (compiled here when not given)."""
+    asm = d.system.compile() if asm is None else asm
     F, _ = asm.reactions(res.q[row], res.v[row], res.lam[row], res.t[row])
     out = {}
     for name, chain in d.chains.items():
@@ -91,11 +92,12 @@ def dragline_hang(quick: bool) -> CaseResult:
     ct = chain_tensions(d, res)
     r.check("min_chain_tension", min(float(v.min()) for v in ct.values()), tolerance="min 0")
     W = d.suspended_weight()
-    r.metrics.update({"suspended_weight_N": W, "hoist_share_of_weight": Th * eh[1] / W,
+    r.metrics.update({"suspended_weight_kN": W, "hoist_share_of_weight": Th * eh[1] / W,
                       "hoist_angle_from_vertical_deg": float(np.degrees(np.arccos(eh[1]))),
-                      **{f"{k}_chain_tension_N": float(v.mean()) for k, v in ct.items()}})
-    r.notes = (f"W = {W / 1e3:.0f} kN; hoist {Th / 1e3:.1f} kN at {np.degrees(np.arccos(eh[1])):.1f} deg from the "
-               f"vertical, drag {Td / 1e3:.1f} kN; bucket at x = {res.position(d.bucket)[-1, 0]:.2f} m")
+                      **{f"{k}_chain_tension_kN": float(v.mean()) for k, v in ct.items()}})
+    r.notes = (f"W = {W:.1f} kN; hoist {Th:.1f} kN at {np.degrees(np.arccos(eh[1])):.1f} deg from the "
+               f"vertical, drag {Td:.1f} kN; bucket at x = {res.position(d.bucket)[-1, 0]:.2f} m (forces in kN: "
+               "the model's units are t, m, s)")
     r.figures.append(figure(d, res))
     return r
 

@@ -6,24 +6,25 @@ Machine class: a mid-size walking dragline of the Marion 7820-M class, whose pub
 dragline excavators from the 1960s", jublanisen.com). Everything else is our choice, stated here:
 
 * house: turns about the vertical axis y through the origin, driven (the swing motion), 500 t, J_y = 5e7 kg m^2;
-* boom: rigid, 93 m at 32 deg from a foot at (5, 4) m, 100 t, fixed to the house; boom-point sheave of radius
-  1.8 m (rope centre) on an axle at the boom point, 2 t;
-* hoist rope: the machine's two ropes lumped into one of 48 kg/m (two 75 mm wire ropes at 0.0043 d^2 kg/m),
-  1 m rigid segments on universal joints, from the hoist winch (``fm.Winch``, drum point on the house at (3, 12) m)
-  along the boom, over the boom-point sheave (``RopePulleyContact``, K = 2e8 N/m, c = 2e5 N s/m, mu = 0.3) down to
-  the hoist coupler;
+* boom: rigid, 93 m at 32 deg from a foot at (5, 4) m, 100 t, fixed to the house;
+* hoist rope: the hoist winch at the boom point (seed 000 Ch. 5: "the hoist winch is positioned at the boom
+  point"), a ``fm.Winch`` span from the boom point to the top of the hoist coupler (massless; a rope of 1 m
+  segments over a boom-point sheave did not run: docs/theory-ropes.md §8);
 * drag rope: the drag winch at the fairlead (seed 000 Ch. 5: "the drag winch is positioned at the fairlead"),
   a ``fm.Winch`` span from the fairlead point (10, 3) m to the drag clevis (massless: its 2 x 24 kg/m would sag
   between the fairlead and the bucket, which this model leaves out);
 * rigging, each pair of the machine lumped into one member in the plane of symmetry (the thesis models both):
-  hoist coupler 2 t; dump block, a pulley of radius 0.6 m (1 t) hanging on an axle 1.5 m below the coupler; upper
-  hoist chain 2 links x 2 m, 1 t each; spreader bar 3 t (5 m across); lower hoist chain 2 links x 2.5 m, 1.25 t
+  hoist coupler 2 t; (option ``dump_rope``) a dump block, a pulley of radius 1 m (1 t) on a 1 t hanger from the
+  coupler; upper hoist chain 2 links x 2 m, 1 t each; spreader bar 3 t (5 m across); lower hoist chain 2 links x 2.5 m, 1.25 t
   each; drag chain 2 links x 3 m, 1.5 t each, from the drag clevis (0.5 t) to the bucket's hitch; dump rope 11 kg/m
-  (one 50 mm rope), 1 m segments, from the drag clevis over the dump block to the bucket's arch. Chain links are
-  rigid bodies on universal joints (seed 000 Ch. 5), fixed to bodies by revolute joints;
+  (one 50 mm rope), 1 m segments, from the drag clevis over the dump block to the bucket's arch (option
+  ``dump_rope``, off: docs/theory-ropes.md §8). Chain links are rigid bodies on universal joints (seed 000 Ch. 5),
+  fixed to bodies by revolute joints;
+* units: t, m, s and kN (MASS_UNIT below: the masses are given in kg and divided by 1000);
 * bucket: 30 t empty (about 0.9 t per m^3 of capacity), 6 m x 3.5 m x 4.5 m; payload 34 m^3 x 1.7 t/m^3 (loose
   overburden) = 58 t, a rigid body fixed in the bucket (seed 000 Ch. 5: "as a first approximation ... the payload can
-  be considered as a solid body"); no soil: the digging force is not modelled.
+  be considered as a solid body"); no soil: the digging force is not modelled; the bucket starts 65 m from the swing
+  axis, 2.5 m up, where the hoist rope leans 19 deg from the vertical and the drag carries a third of the weight.
 """
 from __future__ import annotations
 
@@ -32,18 +33,14 @@ import math
 import numpy as np
 
 import flexmb as fm
-from flexmb.contact import CoulombRamp, RopePulleyContact, rope_chain
+from flexmb.contact import RopePulleyContact, rope_chain
 
 G = 9.81
 HOUSE_M, HOUSE_J = 5.0e5, 5.0e7
 BOOM_M, BOOM_LEN, BOOM_ANGLE, BOOM_FOOT = 1.0e5, 93.0, math.radians(32.0), np.array([5.0, 4.0, 0.0])
-SHEAVE_R, SHEAVE_M = 1.8, 2.0e3
-HOIST_RHO, DUMP_RHO, ROPE_D = 48.0, 11.0, 0.075
+DUMP_RHO = 11.0                             # kg/m
 SEG = 1.0                                   # m, rope segment length
-HOIST_DRUM = np.array([3.0, 12.0, 0.0])
 FAIRLEAD = np.array([10.0, 3.0, 0.0])
-HOIST_SPARE = 34.0                          # m of hoist rope between the drum-side free span and the sheave
-K_SHEAVE, C_SHEAVE, MU_SHEAVE, V0_SHEAVE = 2.0e8, 2.0e5, 0.3, 0.05
 BLOCK_R, BLOCK_M, HANGER_M = 1.0, 1.0e3, 1.0e3
 K_BLOCK, C_BLOCK = 5.0e7, 5.0e4
 COUPLER_M, CLEVIS_M, SPREADER_M = 2.0e3, 5.0e2, 3.0e3
@@ -52,10 +49,19 @@ LOWER_LINK, LOWER_M = 2.5, 1.25e3
 DRAG_LINK, DRAG_M = 3.0, 1.5e3
 BUCKET_M, BUCKET_DIMS = 3.0e4, (6.0, 3.5, 4.5)
 PAYLOAD_M, PAYLOAD_DIMS = 5.8e4, (4.5, 2.5, 4.0)
-BUCKET_START = np.array([80.0, 2.5, 0.0])   # m, bucket centre at the start of the drag
+BUCKET_START = np.array([65.0, 2.5, 0.0])   # m, bucket centre at the start of the drag
 # bucket points (body axes = global at the start; the front, towards the machine, is -x)
 TRUNNION, HITCH, ARCH = np.array([0.5, 1.2, 0.0]), np.array([-3.0, -1.2, 0.0]), np.array([-3.0, 1.6, 0.0])
 Z = np.array([0.0, 0.0, 1.0])
+# Units of the model: m, s, tonnes and kN (consistent: 1 kN = 1 t m/s^2). In kg and N the start of a dynamic run
+# fails: the index-1 start matrix [M J^T; J 0] is factorized unscaled (flexmb/solvers/initial.py accelerations), and
+# with masses >= 1e4 kg beside unit constraint rows its pivot test calls it singular (pivot ratio ~1e-18).
+MASS_UNIT = 1.0e3           # kg per model mass unit (t); forces come out in kN, stiffnesses in kN/m
+
+
+def _t(kg: float) -> float:
+    """Mass (or mass per length, stiffness, damping) in the model's units: kg -> t (N/m -> kN/m)."""
+    return kg / MASS_UNIT
 
 
 def box_inertia(m: float, dims) -> tuple[float, float, float]:
@@ -118,18 +124,18 @@ class Dragline:
         s = fm.System(gravity=(0.0, -G, 0.0), name=name)
         self.system = s
         up = np.array([0.0, 1.0, 0.0])
-        house = s.add(fm.RigidBody(HOUSE_M, (HOUSE_J, HOUSE_J, HOUSE_J), position=(0.0, 6.0, 0.0), name="house"))
+        house = s.add(fm.RigidBody(_t(HOUSE_M), (_t(HOUSE_J),) * 3, position=(0.0, 6.0, 0.0), name="house"))
         self.swing_joint = s.add(fm.Revolute(s.ground, house, (0.0, 0.0, 0.0), up, name="swing bearing"))
         self.swing = s.add(fm.Driver(self.swing_joint, angle=swing, name="swing"))
         P = boom_point()
-        boom = s.add(fm.RigidBody(BOOM_M, box_inertia(BOOM_M, (BOOM_LEN, 3.0, 3.0)), position=0.5 * (BOOM_FOOT + P),
+        boom = s.add(fm.RigidBody(_t(BOOM_M), box_inertia(_t(BOOM_M), (BOOM_LEN, 3.0, 3.0)), position=0.5 * (BOOM_FOOT + P),
                                   orientation=_rot_z(BOOM_ANGLE), name="boom"))
         s.add(fm.Fixed(house, boom, BOOM_FOOT, name="boom foot"))
         # bucket, payload and rigging
         B = BUCKET_START
-        bucket = s.add(fm.RigidBody(BUCKET_M, box_inertia(BUCKET_M, BUCKET_DIMS), position=B, name="bucket"))
+        bucket = s.add(fm.RigidBody(_t(BUCKET_M), box_inertia(_t(BUCKET_M), BUCKET_DIMS), position=B, name="bucket"))
         if payload:
-            load = s.add(fm.RigidBody(PAYLOAD_M, box_inertia(PAYLOAD_M, PAYLOAD_DIMS), position=B + (0.3, -0.3, 0.0),
+            load = s.add(fm.RigidBody(_t(PAYLOAD_M), box_inertia(_t(PAYLOAD_M), PAYLOAD_DIMS), position=B + (0.3, -0.3, 0.0),
                                       name="payload"))
             s.add(fm.Fixed(bucket, load, B, name="payload in bucket"))
         trunnion = B + TRUNNION
@@ -137,12 +143,12 @@ class Dragline:
         spreader_c, spreader_hi = spreader_lo + 0.3 * up, spreader_lo + 0.6 * up
         coupler_c = spreader_hi + 2 * UPPER_LINK * up
         lower = rope_chain(s, np.array([trunnion + k * LOWER_LINK * up for k in range(3)])[::-1],
-                           LOWER_M / LOWER_LINK, diameter=0.3, bend_axis=Z, name="lower hoist chain")
-        spreader = s.add(fm.RigidBody(SPREADER_M, box_inertia(SPREADER_M, (0.6, 0.6, 5.0)), position=spreader_c,
+                           _t(LOWER_M) / LOWER_LINK, diameter=0.3, bend_axis=Z, name="lower hoist chain")
+        spreader = s.add(fm.RigidBody(_t(SPREADER_M), box_inertia(_t(SPREADER_M), (0.6, 0.6, 5.0)), position=spreader_c,
                                       name="spreader bar"))
         upper = rope_chain(s, np.array([spreader_hi + k * UPPER_LINK * up for k in range(3)])[::-1],
-                           UPPER_M / UPPER_LINK, diameter=0.3, bend_axis=Z, name="upper hoist chain")
-        coupler = s.add(fm.RigidBody(COUPLER_M, box_inertia(COUPLER_M, (1.5, 1.5, 1.5)), position=coupler_c,
+                           _t(UPPER_M) / UPPER_LINK, diameter=0.3, bend_axis=Z, name="upper hoist chain")
+        coupler = s.add(fm.RigidBody(_t(COUPLER_M), box_inertia(_t(COUPLER_M), (1.5, 1.5, 1.5)), position=coupler_c,
                                      name="hoist coupler"))
         s.add(fm.Revolute(coupler, upper.segments[0], coupler_c, Z, name="coupler pin"))
         s.add(fm.Revolute(upper.segments[-1], spreader, spreader_hi, Z, name="spreader upper pin"))
@@ -151,12 +157,12 @@ class Dragline:
         # the dump block hangs from the coupler on a hanger link, above the bucket's front (between the drag clevis
         # and the arch: the dump rope runs up from the clevis, over the block and down to the arch)
         block_c = B + np.array([-5.0, 6.5, 0.0])
-        hanger = s.add(fm.RigidBody(HANGER_M, box_inertia(HANGER_M, (np.linalg.norm(coupler_c - block_c), 0.3, 0.3)),
+        hanger = s.add(fm.RigidBody(_t(HANGER_M), box_inertia(_t(HANGER_M), (np.linalg.norm(coupler_c - block_c), 0.3, 0.3)),
                                     position=0.5 * (coupler_c + block_c),
                                     orientation=_rot_z(math.atan2(*(coupler_c - block_c)[[1, 0]])),
                                     name="dump block hanger"))
         s.add(fm.Revolute(coupler, hanger, coupler_c, Z, name="hanger pin"))
-        block = s.add(fm.RigidBody(BLOCK_M, (BLOCK_M * BLOCK_R ** 2 / 4,) * 2 + (BLOCK_M * BLOCK_R ** 2 / 2,),
+        block = s.add(fm.RigidBody(_t(BLOCK_M), (_t(BLOCK_M) * BLOCK_R ** 2 / 4,) * 2 + (_t(BLOCK_M) * BLOCK_R ** 2 / 2,),
                                    position=block_c, name="dump block"))
         baxle = s.add(fm.Revolute(hanger, block, block_c, Z, name="dump block axle"))
         if hold_pulleys:
@@ -168,10 +174,10 @@ class Dragline:
         # drag: fairlead winch span -> clevis -> drag chain -> hitch
         hitch = B + HITCH
         clevis_c = hitch - np.array([2 * DRAG_LINK, 0.0, 0.0])
-        clevis = s.add(fm.RigidBody(CLEVIS_M, box_inertia(CLEVIS_M, (0.8, 0.8, 0.8)), position=clevis_c,
+        clevis = s.add(fm.RigidBody(_t(CLEVIS_M), box_inertia(_t(CLEVIS_M), (0.8, 0.8, 0.8)), position=clevis_c,
                                     name="drag clevis"))
         drag = rope_chain(s, np.array([clevis_c + k * DRAG_LINK * np.array([1.0, 0.0, 0.0]) for k in range(3)]),
-                          DRAG_M / DRAG_LINK, diameter=0.3, bend_axis=Z, name="drag chain")
+                          _t(DRAG_M) / DRAG_LINK, diameter=0.3, bend_axis=Z, name="drag chain")
         s.add(fm.Fixed(drag.segments[0], clevis, clevis_c, name="clevis on the drag chain"))
         s.add(fm.Revolute(drag.segments[-1], bucket, hitch, Z, name="hitch"))
         self.drag_winch = s.add(fm.Winch(house, clevis, drum_point=FAIRLEAD, rope_point=clevis_c,
@@ -185,17 +191,18 @@ class Dragline:
             self.chains = {"upper": upper, "lower": lower, "drag": drag}
             return
         dp = wrap_points(clevis_c + (0.0, 0.5, 0.0), block_c, BLOCK_R, arch, SEG, -1, inset=0.01)
-        self.dump = rope_chain(s, dp, DUMP_RHO, diameter=0.05, bend_axis=Z, name="dump rope")
+        self.dump = rope_chain(s, dp, _t(DUMP_RHO), diameter=0.05, bend_axis=Z, name="dump rope")
         s.add(fm.Revolute(clevis, self.dump.segments[0], dp[0], Z, name="dump rope clevis end"))
         s.add(fm.Revolute(self.dump.segments[-1], bucket, dp[-1], Z, name="dump rope arch end"))
-        self.block_contact = s.add(RopePulleyContact(block, self.dump, BLOCK_R, K_BLOCK, C_BLOCK,
+        self.block_contact = s.add(RopePulleyContact(block, self.dump, BLOCK_R, _t(K_BLOCK), _t(C_BLOCK),
                                                      name="dump block contact"))
         self.house, self.boom, self.bucket, self.coupler = house, boom, bucket, coupler
         self.clevis, self.block, self.spreader = clevis, block, spreader
         self.chains = {"upper": upper, "lower": lower, "drag": drag}
 
     def suspended_weight(self) -> float:
-        """Weight (N) of everything the hoist and drag ropes carry (all bodies but the house and boom)."""
+        """Weight (kN, the model's force unit) of everything the hoist and drag ropes carry (all bodies but the
+        house and boom)."""
         skip = {id(b) for b in (self.house, self.boom)}
         return G * sum(b.mass for b in self.system.bodies if id(b) not in skip)
 
