@@ -16,6 +16,7 @@ SUITES = {
     "manipulator": "verification.manipulator",
     "beams": "verification.beams",
     "ropes": "verification.ropes",
+    "dragline": "verification.dragline",
     "linearization": "verification.linearization",
 }
 DEFAULT_SUITES = list(SUITES)

@@ -34,7 +34,7 @@ from ..groups import ElementGroup, EvalState
 from .friction import FrictionLaw, FrictionTable
 
 __all__ = ["RopePulleyContact", "RopePulleyGroup", "Rope", "rope_chain", "rope_segments", "over_pulley_points",
-           "build_groups"]
+           "wound_drum_points", "rope_pulley_forces", "build_groups"]
 
 
 class RopePulleyContact(ForceElement):
@@ -119,6 +119,20 @@ class Rope:
     def length(self) -> float:
         """Length of the rope (m)."""
         return float(np.linalg.norm(np.diff(self.points, axis=0), axis=1).sum())
+
+    def tensions(self, result) -> np.ndarray:
+        """Rope tension (N) at every inner joint (columns, from ``points[1]`` on) and saved time (rows),
+        (nt, n - 1): the magnitude of the joint's reaction force (a spherical joint carries no moment, so its
+        force is the rope force there; the Lagrange multipliers, ``Assembly.reactions``). A chain of rigid
+        segments cannot push along a straight line, but its joints can: a joint of a slack, buckled rope
+        reports the (small) compression as a tension too, so read a value near 0 as slack."""
+        asm = result._model("Rope.tensions")
+        idx = [result.system.joints.index(j) for j in self.joints]
+        out = np.empty((result.t.size, len(idx)))
+        for i, (t, q, v, lam) in enumerate(zip(result.t, result.q, result.v, result.lam)):
+            F, _ = asm.reactions(q, v, lam, t)
+            out[i] = np.linalg.norm(F[idx], axis=1)
+        return out
 
 
 def _frame(t: np.ndarray) -> np.ndarray:
@@ -214,6 +228,30 @@ def over_pulley_points(n: int, radius: float, length: float, center=(0.0, 0.0, 0
     return np.array([(x, yy, 0.0) for x, yy in (*left, *arc, *right)]) + checks.vector(center, "center", "rope")
 
 
+def wound_drum_points(radius: float, segment_length: float, wound: int, hanging: int, *, center=(0.0, 0.0, 0.0),
+                      hang_angle: float = 0.0) -> np.ndarray:
+    """Joint points (wound + hanging + 1, 3) (m) of a rope wound on a drum of axis z at ``center`` and hanging
+    from it, for :func:`rope_chain` and a torque- or speed-driven drum (docs/theory-ropes.md §5): ``wound``
+    chords of ``segment_length`` with their centres on ``radius`` (touching, unloaded), from the anchor on the
+    rim (``points[0]``, to be pinned to the drum) clockwise down to the drum's right side (x = +R', R' =
+    sqrt(r^2 + L^2/4)), then ``hanging`` segments straight down (gravity along -y), turned by ``hang_angle``
+    (rad) about the last wound point. The load pulls the drum clockwise (-z); turning it clockwise pays out."""
+    r = checks.scalar(radius, "radius", "wound drum", sign="positive", unit=" m")
+    L = checks.scalar(segment_length, "segment_length", "wound drum", sign="positive", unit=" m")
+    nw = checks.count(wound, "wound", "wound drum", low=0)
+    nh = checks.count(hanging, "hanging", "wound drum", low=1)
+    phi = 2.0 * math.atan(L / (2.0 * r))
+    if nw * phi >= 2.0 * math.pi:
+        raise ModelError(f"wound drum: {nw} chords of {L} m take {nw * phi:.3g} rad, more than one turn of a drum of "
+                         f"radius {r} m (one layer only)")
+    Rp = math.hypot(r, 0.5 * L)
+    wound_pts = [(Rp * math.cos((nw - k) * phi), Rp * math.sin((nw - k) * phi)) for k in range(nw + 1)]
+    x0, y0 = wound_pts[-1]
+    down = (math.sin(hang_angle), -math.cos(hang_angle))
+    hang = [(x0 + k * L * down[0], y0 + k * L * down[1]) for k in range(1, nh + 1)]
+    return np.array([(x, y, 0.0) for x, y in (*wound_pts, *hang)]) + checks.vector(center, "center", "wound drum")
+
+
 def rope_segments(system, start, end, n: int, mass_per_length: float, *, diameter: float = 0.01,
                   name: str = "rope") -> Rope:
     """A straight rope of ``n`` equal segments from ``start`` to ``end`` (m); see :func:`rope_chain`."""
@@ -222,6 +260,31 @@ def rope_segments(system, start, end, n: int, mass_per_length: float, *, diamete
     a, b = checks.vector(start, "start", f"rope {name!r}"), checks.vector(end, "end", f"rope {name!r}")
     pts = a + np.linspace(0.0, 1.0, int(n) + 1)[:, None] * (b - a)
     return rope_chain(system, pts, mass_per_length, diameter=diameter, name=name)
+
+
+def rope_pulley_forces(result, contact: RopePulleyContact) -> dict:
+    """Contact forces of ``contact`` at every saved time of ``result``: a dict of arrays (nt, n_segments),
+    in the order of ``contact.segments``: ``Fn`` normal force (N), ``Fa`` axial guide force (N), ``ft`` friction
+    force (N, along the rim tangent ``e1 x axis``), ``vt`` slip speed (m/s), ``delta`` penetration (m, negative
+    when apart) (docs/theory-ropes.md §2.3)."""
+    if not isinstance(contact, RopePulleyContact):
+        raise ModelError(f"rope_pulley_forces: {contact!r} is not a RopePulleyContact")
+    if result.system is None:
+        raise ModelError("rope_pulley_forces evaluates the model: the result has no system attached")
+    asm = result.system.compile()
+    groups = [g for g in asm.families if isinstance(g, RopePulleyGroup)]
+    if not groups or contact not in result.system.forces:
+        raise ModelError(f"rope_pulley_forces: {contact.owner} is not part of the simulated system")
+    g = groups[0]
+    e = [f for f in result.system.forces if isinstance(f, RopePulleyContact)].index(contact)
+    sel = np.flatnonzero(g.which == e)
+    out = {k: np.empty((result.t.size, sel.size)) for k in ("Fn", "Fa", "ft", "vt", "delta")}
+    nq = asm.nq
+    for i, (t, q, v) in enumerate(zip(result.t, result.q, result.v)):
+        f = g.forces(asm.eval_state(q, v, np.zeros(nq), t))
+        for k in out:
+            out[k][i] = f[k][sel]
+    return out
 
 
 # -- the group ----------------------------------------------------------------------------------------------------
