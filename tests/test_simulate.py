@@ -171,3 +171,24 @@ def test_free_body_gyroscopic_rotation_keeps_unit_parameters():
                            angular_velocity=(3.0, 0.2, 1.0), name="spinner"))
     res = fm.simulate(s, 1.0, 1e-3)
     assert np.allclose(np.linalg.norm(res.euler_parameters(b), axis=1), 1.0, atol=1e-10)
+
+
+def test_heavy_bodies_beside_light_ones_start():
+    """A 1e4 kg house turning on a driven revolute, a 1e4 kg boom fixed to it and a 10 kg pendulum: the start's
+    mass/constraint matrix (inertias up to 8e6 kg m^2 beside unit constraint rows) has a pivot ratio of 1e-15
+    unless its constraint rows are scaled (solvers/linalg.py solve_saddle_scaled), and it used to be refused as
+    a singular configuration. Check: the driven house turns at the driver's rate 0.1 t (rad/s)."""
+    import numpy as np
+    s = fm.System(gravity=(0.0, -9.81, 0.0))
+    z = (0.0, 0.0, 1.0)
+    house = s.add(fm.RigidBody(1e4, (5e5, 5e5, 8e5), position=(0.0, 0.0, 0.0), name="house"))
+    hinge = s.add(fm.Revolute(s.ground, house, (0.0, 0.0, 0.0), (0.0, 1.0, 0.0), name="swing"))
+    s.add(fm.Driver(hinge, angle=fm.TimeFunction(lambda t: 0.05 * t * t, lambda t: 0.1 * t, lambda t: 0.1),
+                    name="swing drive"))
+    boom = s.add(fm.RigidBody(1e4, (1e4, 8e6, 8e6), position=(20.0, 10.0, 0.0), name="boom"))
+    s.add(fm.Fixed(house, boom, (5.0, 0.0, 0.0), name="foot"))
+    bob = s.add(fm.RigidBody(10.0, (0.1, 0.1, 0.1), position=(40.0, 15.0, 0.0), name="bob"))
+    s.add(fm.Spherical(boom, bob, (40.0, 20.0, 0.0), name="sheave"))
+    res = fm.simulate(s, t_end=0.05, h=1e-3)
+    w = res.angular_velocity(house)[-1]
+    assert abs(w[1] - 0.1 * res.t[-1]) < 1e-6 * 0.1 * res.t[-1] + 1e-9

@@ -107,6 +107,25 @@ def lu_factor(A, piv):
 
 
 @njit(cache=True)
+def saddle_scale(A, nq, d):
+    """Scale the constraint rows and multiplier columns of the saddle-point matrix ``A`` in place by the power
+    of two nearest ``max(1, max_i<nq |A_ii|)`` and write the scale vector ``d`` (1 for coordinates), as
+    ``flexmb.solvers.linalg.saddle_scale`` (solve ``D A D y = D b``, ``x = D y``)."""
+    n = A.shape[0]
+    big = 0.0
+    for i in range(nq):
+        big = max(big, abs(A[i, i]))
+    s = 2.0 ** np.round(np.log2(big)) if big > 1.0 and np.isfinite(big) else 1.0
+    for i in range(n):
+        d[i] = 1.0 if i < nq else s
+    if s == 1.0:
+        return
+    for i in range(n):
+        for j in range(n):
+            A[i, j] *= d[i] * d[j]
+
+
+@njit(cache=True)
 def lu_solve(LU, piv, b, x):
     """Solve ``A x = b`` with the factors of :func:`lu_factor` (x may be b)."""
     n = LU.shape[0]
@@ -412,6 +431,7 @@ def alpha_step(q0, v0, vd0, a0, lam0, h, am, af, beta, gamma, tol, q_tol, use_q_
     vals = np.zeros(n * n)
     LU = vals.reshape((n, n))
     piv = np.empty(n, dtype=np.int64)
+    d = np.ones(n)
     have_lu = False
     prev = np.inf
     stats[0] = 0.0
@@ -425,11 +445,16 @@ def alpha_step(q0, v0, vd0, a0, lam0, h, am, af, beta, gamma, tol, q_tol, use_q_
         if not newton_rhs(r, phi, scale, rhs):
             return NONFINITE_RESIDUAL
         if need:
+            saddle_scale(LU, nq, d)
             if not lu_factor(LU, piv) > PIVOT_RATIO_MIN:
                 return SINGULAR
             stats[1] += 1.0
             have_lu = True
+        for i in range(n):
+            rhs[i] *= d[i]
         lu_solve(LU, piv, rhs, dx)
+        for i in range(n):
+            dx[i] *= d[i]
         stats[0] += 1.0
         err = apply_increment(dx, scale, wq, q, lam)
         stats[2] = err

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..compiled.stepping import apply_increment, corrected_rates, newton_rhs, newton_weights, predict
 from ..errors import ConvergenceError, ModelError
-from .linalg import DENSE_LIMIT, SingularMatrixError, factorize
+from .linalg import DENSE_LIMIT, SingularMatrixError, factorize, saddle_scale, scaled
 from .compiled_step import CompiledStep
 
 
@@ -148,6 +148,7 @@ class AlphaStepper:
         rhs = np.empty(nq + asm.m)
         lu = self._lu if (self.reuse and self._lu_h == h) else None
         fresh = lu is None
+        d = None
         prev = math.inf
         wq = np.empty(nq)
         newton_weights(qp, self.tol, np.zeros(0) if q_tol is None else q_tol, q_tol is not None,
@@ -161,15 +162,17 @@ class AlphaStepper:
             if self._vrows.size:
                 rhs[self._vrows] /= gp
             if need_matrix:
+                d = saddle_scale(S, nq)          # constraint rows in the units of the bodies (heavy machinery)
                 try:
-                    lu = factorize(S)
+                    lu = factorize(scaled(S, d))
                 except SingularMatrixError as exc:
                     raise NewtonFailure(float(np.linalg.norm(rhs)), self._worst(c.phi),
                                         f"singular iteration matrix ({exc})", state=here) from None
                 self.stats.factorizations += 1
                 fresh = True
-                self._lu, self._lu_h = lu, h
-            dx = lu.solve(rhs)
+                self._lu, self._lu_h, self._d = lu, h, d
+            d = self._d if d is None else d
+            dx = lu.solve(rhs * d) * d
             self.stats.newton_iterations += 1
             q, lam = q.copy(), lam.copy()      # the state passed to the residual stays as it was
             err = apply_increment(dx, scale, wq, q, lam)

@@ -18,7 +18,7 @@ import scipy.linalg as sla
 
 from ..errors import (InconsistentInitialConditions, RedundantConstraintError,  # noqa: F401 (old import path)
                       RedundantConstraintWarning, SingularConfigurationError)
-from .linalg import SingularMatrixError, factorize
+from .linalg import SingularMatrixError, factorize, solve_saddle_scaled
 
 RANK_TOL = 1e-8
 """Relative pivot size below which a (row-normalized) constraint row counts as dependent."""
@@ -178,7 +178,7 @@ def accelerations(asm, q: np.ndarray, v: np.ndarray, t: float) -> tuple[np.ndarr
     zero = np.zeros(asm.nq)
     r0, c, S = asm.residual(q, v, zero, np.zeros(asm.m), t, coef=(1.0, 0.0, 0.0, 0.0, 0.0))
     try:
-        sol = factorize(S).solve(np.concatenate([-r0, c.gamma]))
+        sol = solve_saddle_scaled(S, np.concatenate([-r0, c.gamma]), asm.nq)      # heavy bodies: scaled rows
     except SingularMatrixError as exc:
         raise SingularConfigurationError(
             f"singular configuration at t = {t:.6g} s: the mass/constraint matrix cannot be factorized "

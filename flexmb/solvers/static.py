@@ -29,7 +29,7 @@ from .. import checks
 from ..errors import ConvergenceError, ModelError
 from ..results import Result, stack_rows
 from .initial import accelerations, handle_redundancy, project_positions, project_velocities
-from .linalg import SingularMatrixError, factorize, single_blas_thread_for_small_systems
+from .linalg import SingularMatrixError, factorize, single_blas_thread_for_small_systems, solve_saddle_scaled
 
 __all__ = ["static_equilibrium", "start_from_equilibrium"]
 
@@ -213,7 +213,7 @@ def _newton(asm, q, lam, factor: float, t: float, tol: float, max_newton: int, s
         if not np.all(np.isfinite(R)):
             raise _StepFailed("the residual became non-finite")
         try:
-            dx = _solve_scaled(S, R, nq)
+            dx = solve_saddle_scaled(S, -R, nq)
         except SingularMatrixError:
             if it == 1 and sign is None:        # singular before any equilibrium: a free direction
                 raise _free_direction_error(asm, S, factor) from None
@@ -226,21 +226,6 @@ def _newton(asm, q, lam, factor: float, t: float, tol: float, max_newton: int, s
         if np.max(np.abs(dx[:nq]), initial=0.0) <= scale and np.max(np.abs(R[nq:]), initial=0.0) <= scale:
             return q, lam, it, _det_sign(_equations(asm, q, lam, factor, t)[1])
     raise _StepFailed(f"Newton did not converge in {max_newton} iterations")
-
-
-def _solve_scaled(S, R, nq: int) -> np.ndarray:
-    """Solve ``S dx = -R`` with the constraint rows and multiplier columns scaled by the largest stiffness
-    ``s = max |K_ii|`` (``D S D y = -D R``, ``dx = D y``, ``D = diag(1 (nq), s (m))``): without it a stiff
-    structure (beam joints, K ~ 1e9 N/m) meets unit constraint rows and the pivots of the saddle-point
-    matrix span more than the singularity test allows. The determinant's sign is unchanged
-    (``det(D S D) = s^(2m) det S``)."""
-    diag = S.diagonal()[:nq]
-    scale = float(max(1.0, np.max(np.abs(diag), initial=0.0)))
-    d = np.ones(S.shape[0])
-    d[nq:] = scale
-    Ss = (S * d[:, None] * d[None, :]) if isinstance(S, np.ndarray) else sp.diags(d) @ S @ sp.diags(d)
-    y = factorize(Ss).solve(-R * d)
-    return y * d
 
 
 def _det_sign(S) -> float:
