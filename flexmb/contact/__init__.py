@@ -15,7 +15,8 @@ from .friction import BrownMcPhee, CoulombRamp, FrictionLaw
 from .mesh import (ContactMarginWarning, NodeMeshContact, NodePlaneContact, SphereCloudContact, SphereMeshContact,
                    TriangleMesh)
 from .pairs import ClearanceJoint, ContactGroup, SpherePlaneContact, SphereSphereContact
-from .rope import Rope, RopePulleyContact, over_pulley_points, rope_chain, rope_segments
+from .rope import (Rope, RopePulleyContact, over_pulley_points, rope_chain, rope_pulley_forces, rope_segments,
+                   wound_drum_points)
 from .restitution import (ImpactResult, achieved_restitution, exact_hysteresis_factor, hysteresis_restitution,
                           predicted_restitution, restitution_table, simulate_impact)
 
@@ -30,5 +31,6 @@ __all__ = [
     "FrictionLaw", "CoulombRamp", "BrownMcPhee",
     "TriangleMesh", "SphereMeshContact", "NodeMeshContact", "NodePlaneContact", "SphereCloudContact",
     "ContactMarginWarning",
-    "RopePulleyContact", "Rope", "rope_chain", "rope_segments", "over_pulley_points",
+    "RopePulleyContact", "Rope", "rope_chain", "rope_segments", "over_pulley_points", "rope_pulley_forces",
+    "wound_drum_points",
 ]
