@@ -30,7 +30,7 @@ from .errors import InstabilityError, ModelError
 from .joints.driver import Driver
 from .joints.kernels import PrimitiveGroup, build_groups, extend
 from .joints.nonholonomic import NonholonomicConstraint, NonholonomicRows
-from .solvers.linalg import DENSE_LIMIT
+from .solvers.linalg import DENSE_LIMIT, power_of_two_scale
 from .compiled.scatter import add_at, add_transpose_product
 from .groups import EvalState, family_builders
 from .sparsity import BlockPattern
@@ -108,6 +108,10 @@ class Assembly:
             if isinstance(j, Driver):
                 self.driver_rows[self.row_joint == k] = True
         self.set_active(np.ones(self.m, dtype=bool))   # rows switched off when redundant
+        # scale of the constraint rows in the Newton and start matrices (solvers/linalg.py saddle_scale):
+        # the heaviest body's mass, kg, as a power of two
+        masses = [b.mass if isinstance(b, RigidBody) else b.invariants.mass for b in bodies]
+        self.inertia_scale = power_of_two_scale(max(masses, default=1.0))
         self.interface_loads = InterfaceLoads(self.groups, flexible)
         self.interface_loads_bodies = flexible
         self._stability_bodies = [b for b in flexible if b.stiffening and b.stability_check and b.structure is None]

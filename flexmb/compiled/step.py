@@ -107,15 +107,11 @@ def lu_factor(A, piv):
 
 
 @njit(cache=True)
-def saddle_scale(A, nq, d):
-    """Scale the constraint rows and multiplier columns of the saddle-point matrix ``A`` in place by the power
-    of two nearest ``max(1, max_i<nq |A_ii|)`` and write the scale vector ``d`` (1 for coordinates), as
+def saddle_scale(A, nq, s, d):
+    """Scale the constraint rows and multiplier columns of the saddle-point matrix ``A`` in place by ``s`` (a
+    power of two, ``Assembly.inertia_scale``) and write the scale vector ``d`` (1 for coordinates), as
     ``flexmb.solvers.linalg.saddle_scale`` (solve ``D A D y = D b``, ``x = D y``)."""
     n = A.shape[0]
-    big = 0.0
-    for i in range(nq):
-        big = max(big, abs(A[i, i]))
-    s = 2.0 ** np.round(np.log2(big)) if big > 1.0 and np.isfinite(big) else 1.0
     for i in range(n):
         d[i] = 1.0 if i < nq else s
     if s == 1.0:
@@ -405,9 +401,10 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
 # -- one step ----------------------------------------------------------------------------------------------
 @njit(cache=True)
 def alpha_step(q0, v0, vd0, a0, lam0, h, am, af, beta, gamma, tol, q_tol, use_q_tol, max_iter, act, model, dyn,
-               q, v, vd, a, lam, stats):
+               cscale, q, v, vd, a, lam, stats):
     """One generalized-alpha step of size h from ``(q0, v0, vd0, a0, lam0)`` into ``(q, v, vd, a, lam)``;
-    the model's ``drive`` holds the drivers' f and f'' at the step's end. Returns an outcome code
+    the model's ``drive`` holds the drivers' f and f'' at the step's end, ``cscale`` is the constraint-row scale
+    (``Assembly.inertia_scale``). Returns an outcome code
     (``CONVERGED``, ...); ``stats`` gets ``[newton iterations, factorizations, last increment norm]``."""
     nq = q0.size
     m = lam0.size
@@ -445,7 +442,7 @@ def alpha_step(q0, v0, vd0, a0, lam0, h, am, af, beta, gamma, tol, q_tol, use_q_
         if not newton_rhs(r, phi, scale, rhs):
             return NONFINITE_RESIDUAL
         if need:
-            saddle_scale(LU, nq, d)
+            saddle_scale(LU, nq, cscale, d)
             if not lu_factor(LU, piv) > PIVOT_RATIO_MIN:
                 return SINGULAR
             stats[1] += 1.0
@@ -547,7 +544,7 @@ def switched_off_violation(q, off_rows, joints, norm):
 # -- a block of fixed steps ---------------------------------------------------------------------------------
 @njit(cache=True)
 def alpha_run(n_steps, t0, t_end, h, h_max, q0, v0, vd0, a0, lam0, am, af, beta, gamma, tol, max_iter, act,
-              driven, drive_values, load_values, energy, off_rows, model, dyn,
+              driven, drive_values, load_values, energy, off_rows, model, dyn, cscale,
               out_t, out_q, out_v, out_vd, out_lam, out_pnc, out_pdrv, out_off, last_a, stats):
     """Up to ``n_steps`` fixed steps (size ``min(h, h_max, t_end - t)``, as ``AlphaIntegrator``) from the
     state at ``t0``, each state into row k of ``out_*``: time, q, v, vd, lambda, the non-conservative and
@@ -578,7 +575,7 @@ def alpha_run(n_steps, t0, t_end, h, h_max, q0, v0, vd0, a0, lam0, am, af, beta,
         if load_values.shape[1]:
             model[6][4][:, :] = load_values[k]
         code = alpha_step(q, v, vd, a, lam, h_try, am, af, beta, gamma, tol, no_q_tol, False, max_iter, act,
-                          model, dyn, q1, v1, vd1, a1, lam1, st)
+                          model, dyn, cscale, q1, v1, vd1, a1, lam1, st)
         stats[0] += st[0]
         stats[1] += st[1]
         if code != CONVERGED:

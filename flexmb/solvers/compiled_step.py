@@ -251,7 +251,7 @@ class CompiledStep:
         use_q_tol = q_tol is not None
         code = self._step(s.q, s.v, s.vd, s.a, s.lam, h, params.alpha_m, params.alpha_f, params.beta, params.gamma,
                           tol, q_tol if use_q_tol else s.q, use_q_tol, max_iter, self.asm.active, self.model,
-                          self._dynamic(), q, v, vd, a, lam, self.stats)
+                          self._dynamic(), self.asm.inertia_scale, q, v, vd, a, lam, self.stats)
         if code != self.CONVERGED:
             return None
         return q, v, vd, a, lam, int(self.stats[0]), int(self.stats[1])
@@ -286,7 +286,8 @@ class CompiledStep:
         self._load_history()
         k, code = self._run(n, s.t, t_end, h, h_max, s.q, s.v, s.vd, s.a, s.lam, params.alpha_m, params.alpha_f,
                             params.beta, params.gamma, tol, max_iter, self.asm.active, self.driven, values, loads,
-                            energy, off_rows, self.model, self._dynamic(), *out, a_last, stats)
+                            energy, off_rows, self.model, self._dynamic(), self.asm.inertia_scale, *out, a_last,
+                            stats)
         self._store_history()
         block = StepBlock(k, *(x[:k] for x in out[:5]), a_last, *(x[:k] for x in out[5:]), code != self.CONVERGED)
         return block, int(stats[0]), int(stats[1])

@@ -162,7 +162,7 @@ class AlphaStepper:
             if self._vrows.size:
                 rhs[self._vrows] /= gp
             if need_matrix:
-                d = saddle_scale(S, nq)          # constraint rows in the units of the bodies (heavy machinery)
+                d = saddle_scale(S, nq, asm.inertia_scale)      # constraint rows in the bodies' units
                 try:
                     lu = factorize(scaled(S, d))
                 except SingularMatrixError as exc:

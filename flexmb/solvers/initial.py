@@ -178,7 +178,7 @@ def accelerations(asm, q: np.ndarray, v: np.ndarray, t: float) -> tuple[np.ndarr
     zero = np.zeros(asm.nq)
     r0, c, S = asm.residual(q, v, zero, np.zeros(asm.m), t, coef=(1.0, 0.0, 0.0, 0.0, 0.0))
     try:
-        sol = solve_saddle_scaled(S, np.concatenate([-r0, c.gamma]), asm.nq)      # heavy bodies: scaled rows
+        sol = solve_saddle_scaled(S, np.concatenate([-r0, c.gamma]), asm.nq, asm.inertia_scale)   # heavy bodies
     except SingularMatrixError as exc:
         raise SingularConfigurationError(
             f"singular configuration at t = {t:.6g} s: the mass/constraint matrix cannot be factorized "

@@ -197,16 +197,21 @@ def factorize(A, *, spd: bool = False) -> Factorization:
     return _SuperLU(A)
 
 
-def saddle_scale(S, nq: int) -> np.ndarray:
+def power_of_two_scale(x: float) -> float:
+    """The power of two nearest ``x`` when ``x > 1`` (finite), else 1: a scale that multiplies exactly."""
+    return 2.0 ** round(math.log2(x)) if x > 1.0 and math.isfinite(x) else 1.0
+
+
+def saddle_scale(S, nq: int, s: float | None = None) -> np.ndarray:
     """Row and column scale ``d = (1 (nq), s (m))`` of a saddle-point matrix ``[[A, B^T], [B, C]]`` (the ``nq``
-    coordinates first), ``s`` the power of two nearest ``max(1, max |A_ii|)``: ``D S D`` has the constraint
-    rows and multiplier columns in the units of ``A``. Without it heavy or stiff bodies (A ~ 1e7 kg m^2,
-    1e9 N/m) meet unit constraint rows, the LU pivots span more than the singularity test allows, and a regular
-    matrix is reported singular. A power of two scales exactly: a model with ``max |A_ii| <= 1.4`` is solved
-    bit for bit as without scaling."""
-    diag = np.abs(S.diagonal()[:nq])
-    big = float(np.max(diag, initial=0.0))
-    s = 2.0 ** round(math.log2(big)) if big > 1.0 and math.isfinite(big) else 1.0
+    coordinates first): ``D S D`` has the constraint rows and multiplier columns in the units of ``A``. Without
+    it heavy or stiff bodies (1e4 kg, 1e7 kg m^2, 1e9 N/m) meet unit constraint rows, the LU pivots span more
+    than the singularity test allows, and a regular matrix is reported singular. ``s`` is given by the time
+    step (``Assembly.inertia_scale``: the bodies' masses, so that an absurdly stiff element stays diagnosed
+    as such) or else taken as the power of two nearest ``max |A_ii|`` (static solves, where the stiffness is
+    the scale). A power of two multiplies exactly: with ``s = 1`` the solve is bit for bit unscaled."""
+    if s is None:
+        s = power_of_two_scale(float(np.max(np.abs(S.diagonal()[:nq]), initial=0.0)))
     d = np.ones(S.shape[0])
     d[nq:] = s
     return d
@@ -221,10 +226,10 @@ def scaled(S, d: np.ndarray):
     return S
 
 
-def solve_saddle_scaled(S, b: np.ndarray, nq: int) -> np.ndarray:
+def solve_saddle_scaled(S, b: np.ndarray, nq: int, s: float | None = None) -> np.ndarray:
     """Solve ``S x = b`` for a saddle-point matrix through ``D S D y = D b``, ``x = D y`` (:func:`saddle_scale`).
     Raises :class:`SingularMatrixError`."""
-    d = saddle_scale(S, nq)
+    d = saddle_scale(S, nq, s)
     return factorize(scaled(S, d)).solve(b * d) * d
 
 
