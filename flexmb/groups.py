@@ -88,6 +88,8 @@ class ElementGroup:
 
 FAMILY_MODULES: list[str] = [
     "flexmb.contact.rope",
+    "flexmb.forces.particles",
+    "flexmb.contact.sprocket",
 ]
 """Modules whose ``build_groups(forces, nq, st)`` is a registered builder (imported when a model compiles)."""
 
