@@ -16,14 +16,16 @@ def newton_blocks(asm, q, v, a, coef):
     return np.asarray(S.toarray() if hasattr(S, "toarray") else S)[:asm.nq, :asm.nq]
 
 
-def fd_check(asm, q, v, a, rel=1e-6):
-    """cM dr/da, cC dr/dv, cK dr/dq of the assembled residual against central differences (eps 1e-6 scaled):
-    truncation O(eps^2) and round-off eps_mach |r| / eps are far below rel 1e-6 of the largest entry."""
+def fd_check(asm, q, v, a, rel=1e-6, step=1e-6):
+    """cM dr/da, cC dr/dv, cK dr/dq of the assembled residual against central differences (eps = ``step``
+    scaled by the largest coordinate): truncation O(eps^2) and round-off eps_mach |r| / eps are far below rel
+    1e-6 of the largest entry (contact laws with penetrations ~1e-4 m need a smaller step: their truncation is
+    (eps / delta)^2)."""
     lam = np.zeros(asm.m)
     for which, coef in ((0, (1, 0, 0, 0, 0)), (1, (0, 1, 0, 0, 0)), (2, (0, 0, 1, 0, 0))):
         S = newton_blocks(asm, q, v, a, coef)
         base = (a, v, q)[which]
-        eps = 1e-6 * max(1.0, np.abs(base).max())
+        eps = step * max(1.0, np.abs(base).max())
 
         def f(y):
             args = [q, v, a]
