@@ -38,10 +38,10 @@ def engaged_model(restitution=0.6):
     for j, er, et in cases:
         ur = math.cos(j * step) * b1 + math.sin(j * step) * b2
         ut = np.cross(a, ur)
-        X.append(r0 + (Rp + er) * ur + et * ut)
+        X.append(r0 + (Rp + er) * ur + et * ut + 1e-4 * (j - 2) * a)      # off the plane: the axial guide acts
     P = s.add(fm.Particles(np.array(X), 0.3, name="rollers"))
     contact = s.add(SprocketContact(spr, P, TEETH, PITCH, 1e9, restitution=restitution, approach_speed=0.5,
-                                    axis=a, seat_direction=b1, name="mesh"))
+                                    axis=a, seat_direction=b1, guide_stiffness=3e5, guide_damping=40.0, name="mesh"))
     return s, spr, P, contact
 
 

@@ -42,10 +42,12 @@ def _component(delta, ddot, K, nexp, chi):
 
 
 @njit(cache=True)
-def sprocket_kernel(qe, ve, gather, axis, b1, S, teeth, phase, Rp, Ro, tan_a, K, nexp, chi, cK, cC, want_blocks,
-                    r, blk, parts):
+def sprocket_kernel(qe, ve, gather, axis, b1, S, teeth, phase, Rp, Ro, tan_a, K, nexp, chi, ka, ca, cK, cC,
+                    want_blocks, r, blk, parts):
     """Residual ``r = -D^T f'`` (n, 10) and blocks (n, 10, 10) of every (roller, sprocket) pair.
 
+    ``ka``, ``ca``: axial guide stiffness (N/m) and damping (N s/m) of an engaged roller, ``f'_a = -(ka z + ca
+    z_dot) a`` with ``z = a . x`` (the teeth keep the chain in the sprocket plane; 0 for a planar model).
     ``axis``, ``b1`` (n, 3): the sprocket axis and the in-plane direction of angle 0, body-fixed; seat j sits at
     the angle ``phase + 2 pi j / teeth`` from ``b1`` about ``axis``. ``parts`` (n, 8): radial force F_r, flank
     force F_t (N), delta_r, delta_t (m; also when apart), seat j, stored energy (J), damping power (W), rho (m).
@@ -93,8 +95,13 @@ def sprocket_kernel(qe, ve, gather, axis, b1, S, teeth, phase, Rp, Ro, tan_a, K,
         else:
             Fr, Fr_d, Fr_v, Kr = 0.0, 0.0, 0.0, 0.0
             Ft, Ft_d, Ft_v, Kt = 0.0, 0.0, 0.0, 0.0
-        for i in range(3):                    # f' = -F_r g_r - F_t g_t with g_r = -u_r
-            f[i] = Fr * ur[i] - Ft * gt[i]
+        za = a[0] * x[0] + a[1] * x[1] + a[2] * x[2]
+        zd = a[0] * w[0] + a[1] * w[1] + a[2] * w[2]
+        kaa = ka[k] if on else 0.0
+        caa = ca[k] if on else 0.0
+        Fa = -(kaa * za + caa * zd)
+        for i in range(3):                    # f' = -F_r g_r - F_t g_t + F_a a with g_r = -u_r
+            f[i] = Fr * ur[i] - Ft * gt[i] + Fa * a[i]
         for m in range(10):
             r[k, m] = -(D[0, m] * f[0] + D[1, m] * f[1] + D[2, m] * f[2])
         V = 0.0
@@ -102,17 +109,18 @@ def sprocket_kernel(qe, ve, gather, axis, b1, S, teeth, phase, Rp, Ro, tan_a, K,
             V += Kr * dr / (nexp[k] + 1.0)
         if Kt > 0.0:
             V += Kt * dt / (nexp[k] + 1.0)
+        V += 0.5 * kaa * za * za
         parts[k, 0], parts[k, 1], parts[k, 2], parts[k, 3] = Fr, Ft, dr, dt
         parts[k, 4], parts[k, 5] = j % teeth[k], V
-        parts[k, 6] = -(Fr - Kr) * ddr - (Ft - Kt) * ddt
+        parts[k, 6] = -(Fr - Kr) * ddr - (Ft - Kt) * ddt - caa * zd * zd
         parts[k, 7] = rho
         if not want_blocks:
             continue
         for i in range(3):
             for jj in range(3):
                 # g_r g_r^T = u_r u_r^T
-                Fx[i, jj] = -Fr_d * ur[i] * ur[jj] - Ft_d * gt[i] * gt[jj]
-                Fw[i, jj] = -Fr_v * ur[i] * ur[jj] - Ft_v * gt[i] * gt[jj]
+                Fx[i, jj] = -Fr_d * ur[i] * ur[jj] - Ft_d * gt[i] * gt[jj] - kaa * a[i] * a[jj]
+                Fw[i, jj] = -Fr_v * ur[i] * ur[jj] - Ft_v * gt[i] * gt[jj] - caa * a[i] * a[jj]
         # second derivatives of x(q) (as compiled/rope.py contact_kernel)
         for b in range(4):
             pd[b] = ve[g[6 + b]]

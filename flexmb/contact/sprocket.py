@@ -61,6 +61,9 @@ class SprocketContact(ForceElement):
         seat_direction: a global direction (initial configuration) towards seat 0 (default: global x projected
             on the sprocket plane, or y when x is along the axis); seat j lies at ``2 pi j / z`` from it about
             the axis.
+        guide_stiffness, guide_damping: axial guide of an engaged roller, ``-(k_a z + c_a z_dot)`` along the axis
+            (N/m, N s/m; default 0, a planar model; give k_a > 0 for a static solve, which otherwise sees the
+            chain's free sliding along the axis).
         indices: which rollers can touch this sprocket (default all).
         name: element name.
     """
@@ -70,7 +73,8 @@ class SprocketContact(ForceElement):
     def __init__(self, sprocket: Body, rollers: Particles, teeth: int, pitch: float, stiffness: float, *,
                  exponent: float = 1.5, restitution: float = 1.0, approach_speed: float = 1.0,
                  outer_radius: float | None = None, flank_angle: float = math.radians(20.0), axis=(0.0, 0.0, 1.0),
-                 seat_direction=None, indices=None, name: str | None = None):
+                 seat_direction=None, guide_stiffness: float = 0.0, guide_damping: float = 0.0, indices=None,
+                 name: str | None = None):
         super().__init__(name)
         owner = self.owner
         if not isinstance(sprocket, (RigidBody, Ground)):
@@ -100,6 +104,10 @@ class SprocketContact(ForceElement):
         if alpha >= 0.5 * math.pi:
             raise ModelError(f"{owner}: flank_angle must be below pi/2 rad, got {alpha}")
         self.flank_angle = alpha
+        self.guide_stiffness = checks.scalar(guide_stiffness, "guide_stiffness", owner, sign="non-negative",
+                                             unit=" N/m")
+        self.guide_damping = checks.scalar(guide_damping, "guide_damping", owner, sign="non-negative",
+                                           unit=" N s/m")
         a = checks.vector(axis, "axis", owner)
         na = float(np.linalg.norm(a))
         if na == 0.0:
@@ -170,6 +178,7 @@ class SprocketGroup(ElementGroup):
         self.Rp, self.Ro = col("pitch_radius"), col("outer_radius")
         self.tan_a = np.tan(col("flank_angle"))
         self.K, self.nexp, self.chi = col("stiffness"), col("exponent"), col("chi")
+        self.ka, self.ca = col("guide_stiffness"), col("guide_damping")
         from ..compiled import sprocket as kernels     # numba: loaded when a model with sprockets compiles
         self._k = kernels
 
@@ -180,7 +189,8 @@ class SprocketGroup(ElementGroup):
         r, parts = np.empty((n, 10)), np.empty((n, 8))
         blk = np.empty((n, 10, 10) if want else (0, 10, 10))
         self._k.sprocket_kernel(st.qe, st.ve, self.gather, self.axis, self.b1, _S, self.teeth, self.phase,
-                                self.Rp, self.Ro, self.tan_a, self.K, self.nexp, self.chi, cK, cC, want, r, blk, parts)
+                                self.Rp, self.Ro, self.tan_a, self.K, self.nexp, self.chi, self.ka, self.ca, cK, cC, want,
+                                r, blk, parts)
         return r, (blk if want else None), parts
 
     def residual(self, st: EvalState, coef):
@@ -192,7 +202,7 @@ class SprocketGroup(ElementGroup):
         return float(self._evaluate(st, None)[2][:, 5].sum())
 
     def power(self, st: EvalState) -> float:
-        """Power of the hysteresis damping (W, <= 0 while the force is not clamped)."""
+        """Power of the hysteresis and axial guide damping (W, <= 0 while the force is not clamped)."""
         return float(self._evaluate(st, None)[2][:, 6].sum())
 
     def forces(self, st: EvalState) -> dict:
