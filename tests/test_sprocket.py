@@ -33,7 +33,9 @@ def engaged_model(restitution=0.6):
     step = 2 * math.pi / TEETH
     # (seat, radial offset e_r, tangential offset e_t) (m): pressed in, flank below and above the pitch circle,
     # lifted clear of both, outside the tip circle
-    cases = [(0, -2e-4, 0.0), (1, -1e-4, 3e-4), (2, 2e-4, -6e-4), (3, 5e-4, 1e-5), (4, 0.03, 0.0), (5, -3e-4, -2e-4)]
+    # (and the tip chamfer, above the flank's end h_1 = 4.0e-3 m)
+    cases = [(0, -2e-4, 0.0), (1, -1e-4, 3e-4), (2, 2e-4, -6e-4), (3, 5e-4, 1e-5), (4, 0.03, 0.0), (5, -3e-4, -2e-4),
+             (6, 6e-3, 0.0150)]
     X = []
     for j, er, et in cases:
         ur = math.cos(j * step) * b1 + math.sin(j * step) * b2
@@ -57,7 +59,8 @@ def test_sprocket_jacobians():
     g = [x for x in asm.families if type(x).__name__ == "SprocketGroup"][0]
     st = asm.eval_state(q, v, a, 0.0)
     F = g.forces(st)
-    assert (F["Fr"][[0, 1, 5]] > 0).all() and (F["Ft"][[1, 2, 5]] > 0).all() and F["Ft"][3] == 0
+    assert (F["Fr"][[0, 1, 5]] > 0).all() and (F["Ft"][[1, 2, 5, 6]] > 0).all() and F["Ft"][3] == 0
+    assert F["delta_r"][6] < -contact.flank_height
     assert F["Fr"][4] == 0 and F["Ft"][4] == 0
     fd_check(asm, q, v, a, step=1e-8)
 
@@ -109,3 +112,22 @@ def test_elastic_force_is_gradient_of_stored_energy():
         e[c] = eps
         dV = (g.potential(asm.eval_state(q + e, v, a, 0.0)) - g.potential(asm.eval_state(q - e, v, a, 0.0))) / (2 * eps)
         assert dV == pytest.approx(R[c], rel=1e-6, abs=1e-6 * np.abs(R).max())
+
+
+def test_no_penetration_on_the_tip_circle():
+    # the teeth are pointed at the tip circle: a roller crossing it anywhere meets no flank penetration, so the
+    # stored energy is continuous where the contact switches on (the energy balance relies on it)
+    s = fm.System()
+    welded_base(s)
+    spr = s.add(fm.RigidBody(2.0, (0.01, 0.01, 0.02), name="sprocket"))
+    c0 = SprocketContact(spr, fm.Particles([[1.0, 0, 0]], 1.0, name="tmp"), TEETH, PITCH, 1e9, name="tmp")
+    ang = np.linspace(0.0, 2 * math.pi, 721)[:-1]
+    X = (c0.outer_radius * (1 - 1e-9)) * np.column_stack([np.cos(ang), np.sin(ang), 0 * ang])
+    P = s.add(fm.Particles(X, 0.1, name="rollers"))
+    s.add(SprocketContact(spr, P, TEETH, PITCH, 1e9, name="mesh"))
+    asm = s.compile()
+    q, v = asm.initial_state()
+    g = [x for x in asm.families if type(x).__name__ == "SprocketGroup"][0]
+    F = g.forces(asm.eval_state(q, v, np.zeros(asm.nq), 0.0))
+    # rollers sit 1e-9 R_o inside the tip circle: the chamfer (slope ~6) turns that into < 1e-9 m
+    assert F["delta_t"].max() <= 1e-9 and F["energy"].max() < 1e-12

@@ -8,8 +8,10 @@ is the pseudo-penetration of the roller from its bedded seat (Pedersen, Hansen &
 * seat j nearest to the roller's polar angle, at ``s_j = R_p u_r`` (``u_r`` the seat's radial unit vector,
   ``u_t = a x u_r``); ``e_r = u_r . x - R_p``, ``e_t = u_t . x``;
 * radial: ``delta_r = -e_r`` (roller pressed below the pitch circle), gradient ``g_r = -u_r``;
-* linear tooth flank: ``delta_t = |e_t| - tan(alpha) max(e_r, 0)`` (the gap between the flanks widens
-  linearly above the seat), gradient ``g_t = sign(e_t) u_t - tan(alpha) [e_r > 0] u_r``;
+* linear tooth flank: ``delta_t = |e_t| - tan(alpha) max(e_r, 0) - tan(beta) max(e_r - h_1, 0)`` (the gap
+  between the flanks widens linearly above the seat, and faster above the flank's end h_1, the tip chamfer that
+  makes the teeth pointed at the tip circle, so that the stored energy is continuous where a roller crosses it),
+  gradient ``g_t = sign(e_t) u_t - (tan(alpha) [e_r > 0] + tan(beta) [e_r > h_1]) u_r``;
 * each component with ``delta > 0`` while the roller is inside the tip circle (``rho < R_o``) gives
   ``F = K delta^n (1 + chi delta_dot)`` (Lankarani & Nikravesh 1994, with ``delta_dot = g . w``), clamped at 0,
   acting on the roller as ``f' = -F g`` (the gradient of ``K delta^(n+1) / (n+1)``, so the elastic part is
@@ -42,8 +44,8 @@ def _component(delta, ddot, K, nexp, chi):
 
 
 @njit(cache=True)
-def sprocket_kernel(qe, ve, gather, axis, b1, S, teeth, phase, Rp, Ro, tan_a, K, nexp, chi, ka, ca, cK, cC,
-                    want_blocks, r, blk, parts):
+def sprocket_kernel(qe, ve, gather, axis, b1, S, teeth, phase, Rp, Ro, tan_a, h1, tan_b, K, nexp, chi, ka, ca,
+                    cK, cC, want_blocks, r, blk, parts):
     """Residual ``r = -D^T f'`` (n, 10) and blocks (n, 10, 10) of every (roller, sprocket) pair.
 
     ``ka``, ``ca``: axial guide stiffness (N/m) and damping (N s/m) of an engaged roller, ``f'_a = -(ka z + ca
@@ -82,11 +84,11 @@ def sprocket_kernel(qe, ve, gather, axis, b1, S, teeth, phase, Rp, Ro, tan_a, K,
         et = ut[0] * x[0] + ut[1] * x[1] + ut[2] * x[2]
         on = rho < Ro[k]
         sg = 1.0 if et >= 0.0 else -1.0
-        lift = er > 0.0
+        slope = (tan_a[k] if er > 0.0 else 0.0) + (tan_b[k] if er > h1[k] else 0.0)
         for i in range(3):
-            gt[i] = sg * ut[i] - (tan_a[k] * ur[i] if lift else 0.0)
+            gt[i] = sg * ut[i] - slope * ur[i]
         dr = -er
-        dt = abs(et) - (tan_a[k] * er if lift else 0.0)
+        dt = abs(et) - (tan_a[k] * er if er > 0.0 else 0.0) - (tan_b[k] * (er - h1[k]) if er > h1[k] else 0.0)
         ddr = -(ur[0] * w[0] + ur[1] * w[1] + ur[2] * w[2])
         ddt = gt[0] * w[0] + gt[1] * w[1] + gt[2] * w[2]
         if on:

@@ -13,8 +13,10 @@ radial (the roller pressed below the pitch circle) and tangential (the roller pr
 flank). ``chi = 3 (1 - e^2) / (4 v_ref)`` is the Lankarani-Nikravesh hysteresis factor (Lankarani & Nikravesh,
 Nonlinear Dynamics 5 (1994) 193-207) for restitution e at a reference approach speed ``v_ref`` (held fixed here;
 the paper's D uses each impact's approach speed). The flank is linear: the tangential clearance grows as
-``tan(alpha)`` times the roller's lift above the pitch circle, and the flank force acts along the gradient of
-that pseudo-penetration (purely tangential while the roller is seated, as in the paper). All (roller, sprocket)
+``tan(alpha)`` times the roller's lift above the pitch circle up to the flank's end, above which a chamfer
+closes the tooth to a point on the tip circle (so that a roller entering the tip circle anywhere meets no
+penetration: the stored energy is continuous), and the flank force acts along the gradient of that
+pseudo-penetration (purely tangential while the roller is seated, as in the paper). All (roller, sprocket)
 pairs are evaluated in one compiled call (flexmb/compiled/sprocket.py) with exact derivatives.
 """
 from __future__ import annotations
@@ -57,6 +59,9 @@ class SprocketContact(ForceElement):
             ``p (0.6 + cot(pi / z)) / 2``.
         flank_angle: alpha (rad), the opening of the linear tooth flank from the radial direction (default
             20 deg, our choice: the paper gives no value).
+        flank_height: h_1 (m), the lift above the pitch circle where the linear flank ends and the tip chamfer
+            begins (default half the lift H = R_o cos(pi/z) - R_p at which the tip circle meets the middle between
+            two seats); the chamfer slope is set so that the teeth are pointed at the tip circle.
         axis: sprocket axis (global, at the initial configuration; default z).
         seat_direction: a global direction (initial configuration) towards seat 0 (default: global x projected
             on the sprocket plane, or y when x is along the axis); seat j lies at ``2 pi j / z`` from it about
@@ -72,7 +77,8 @@ class SprocketContact(ForceElement):
 
     def __init__(self, sprocket: Body, rollers: Particles, teeth: int, pitch: float, stiffness: float, *,
                  exponent: float = 1.5, restitution: float = 1.0, approach_speed: float = 1.0,
-                 outer_radius: float | None = None, flank_angle: float = math.radians(20.0), axis=(0.0, 0.0, 1.0),
+                 outer_radius: float | None = None, flank_angle: float = math.radians(20.0),
+                 flank_height: float | None = None, axis=(0.0, 0.0, 1.0),
                  seat_direction=None, guide_stiffness: float = 0.0, guide_damping: float = 0.0, indices=None,
                  name: str | None = None):
         super().__init__(name)
@@ -104,6 +110,20 @@ class SprocketContact(ForceElement):
         if alpha >= 0.5 * math.pi:
             raise ModelError(f"{owner}: flank_angle must be below pi/2 rad, got {alpha}")
         self.flank_angle = alpha
+        H = self.outer_radius * math.cos(math.pi / self.teeth) - self.pitch_radius
+        if H <= 0.0:
+            raise ModelError(f"{owner}: outer_radius {self.outer_radius} m is too small for {self.teeth} teeth: the "
+                             f"tip circle must pass outside the chord midpoints, above "
+                             f"{self.pitch_radius / math.cos(math.pi / self.teeth):.6g} m")
+        h1 = 0.5 * H if flank_height is None else checks.scalar(flank_height, "flank_height", owner,
+                                                                  sign="positive", unit=" m")
+        if h1 >= H:
+            raise ModelError(f"{owner}: flank_height {h1} m must be below {H:.6g} m (the lift where the tip circle "
+                             "meets the middle between two seats)")
+        self.flank_height = h1
+        # chamfer: |e_t| = R_o sin(pi/z) at lift H (midway between seats on the tip circle) has zero penetration
+        self.chamfer_slope = max(0.0, (self.outer_radius * math.sin(math.pi / self.teeth) - math.tan(alpha) * H)
+                                 / (H - h1))
         self.guide_stiffness = checks.scalar(guide_stiffness, "guide_stiffness", owner, sign="non-negative",
                                              unit=" N/m")
         self.guide_damping = checks.scalar(guide_damping, "guide_damping", owner, sign="non-negative",
@@ -177,6 +197,7 @@ class SprocketGroup(ElementGroup):
         self.phase = np.zeros(len(w))
         self.Rp, self.Ro = col("pitch_radius"), col("outer_radius")
         self.tan_a = np.tan(col("flank_angle"))
+        self.h1, self.tan_b = col("flank_height"), col("chamfer_slope")
         self.K, self.nexp, self.chi = col("stiffness"), col("exponent"), col("chi")
         self.ka, self.ca = col("guide_stiffness"), col("guide_damping")
         from ..compiled import sprocket as kernels     # numba: loaded when a model with sprockets compiles
@@ -189,8 +210,8 @@ class SprocketGroup(ElementGroup):
         r, parts = np.empty((n, 10)), np.empty((n, 8))
         blk = np.empty((n, 10, 10) if want else (0, 10, 10))
         self._k.sprocket_kernel(st.qe, st.ve, self.gather, self.axis, self.b1, _S, self.teeth, self.phase,
-                                self.Rp, self.Ro, self.tan_a, self.K, self.nexp, self.chi, self.ka, self.ca, cK, cC, want,
-                                r, blk, parts)
+                                self.Rp, self.Ro, self.tan_a, self.h1, self.tan_b, self.K, self.nexp, self.chi,
+                                self.ka, self.ca, cK, cC, want, r, blk, parts)
         return r, (blk if want else None), parts
 
     def residual(self, st: EvalState, coef):
