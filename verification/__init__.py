@@ -17,5 +17,6 @@ SUITES = {
     "beams": "verification.beams",
     "ropes": "verification.ropes",
     "linearization": "verification.linearization",
+    "roller-chain": "verification.roller_chain",
 }
 DEFAULT_SUITES = list(SUITES)
