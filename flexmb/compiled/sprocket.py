@@ -91,6 +91,16 @@ def sprocket_kernel(qe, ve, gather, axis, b1, S, teeth, phase, Rp, Ro, tan_a, h1
         dt = abs(et) - (tan_a[k] * er if er > 0.0 else 0.0) - (tan_b[k] * (er - h1[k]) if er > h1[k] else 0.0)
         ddr = -(ur[0] * w[0] + ur[1] * w[1] + ur[2] * w[2])
         ddt = gt[0] * w[0] + gt[1] * w[1] + gt[2] * w[2]
+        if not on:                            # outside the tip circle: no force, zero blocks
+            for m in range(10):
+                r[k, m] = 0.0
+            parts[k, 0], parts[k, 1], parts[k, 2], parts[k, 3] = 0.0, 0.0, dr, dt
+            parts[k, 4], parts[k, 5], parts[k, 6], parts[k, 7] = j % teeth[k], 0.0, 0.0, rho
+            if want_blocks:
+                for m in range(10):
+                    for l in range(10):
+                        blk[k, m, l] = 0.0
+            continue
         if on:
             Fr, Fr_d, Fr_v, Kr = _component(dr, ddr, K[k], nexp[k], chi[k])
             Ft, Ft_d, Ft_v, Kt = _component(dt, ddt, K[k], nexp[k], chi[k])

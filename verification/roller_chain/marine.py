@@ -237,7 +237,7 @@ def marine_drive(d: MarineData | None = None) -> Marine:
     return Marine(s, spr, shafts[0], shafts[2], rollers, links, d, k, n, first)
 
 
-def run(t_end: float = 27.0, h: float = 1e-4, save_every: int = 10, progress=None):
+def run(t_end: float = 27.0, h: float = 1e-4, save_every: int = 10, progress=None, output=None):
     """Build and simulate from the pretensioned polygon at rest (the first tenths of a second settle the preload:
     ``fm.static_equilibrium`` does not start, see docs/theory-roller-chain.md §6); returns (model, result, wall
     seconds)."""
@@ -245,7 +245,7 @@ def run(t_end: float = 27.0, h: float = 1e-4, save_every: int = 10, progress=Non
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EnergyBalanceWarning)
-        res = fm.simulate(m.system, t_end, h, progress=progress, save_every=save_every)
+        res = fm.simulate(m.system, t_end, h, progress=progress, save_every=save_every, output=output)
     return m, res, time.perf_counter() - t0
 
 
@@ -309,7 +309,8 @@ def main(argv=None) -> None:
     ap.add_argument("--h", type=float, default=2e-4)
     ap.add_argument("--out", type=Path, default=Path("marine_chain"))
     a = ap.parse_args(argv)
-    m, res, wall = run(a.t_end, a.h, progress=True, save_every=max(1, int(round(1e-3 / a.h))))
+    m, res, wall = run(a.t_end, a.h, progress=True, save_every=max(1, int(round(1e-3 / a.h))),
+                       output=a.out / "history")
     out = summarize(m, res, wall, a.h)
     a.out.mkdir(parents=True, exist_ok=True)
     f = link_tensions(m.links, res.q, res.v)
