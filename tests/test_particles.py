@@ -104,6 +104,8 @@ def test_bad_input():
         fm.ParticleLinks(P, [[1, 1]], 1.0, name="l")
     with pytest.raises(ModelError, match="pairs must be"):
         fm.ParticleLinks(P, "ring", 1.0, name="l")
+    with pytest.raises(ModelError, match="does not close"):                 # 2 m gap for a 1 m pitch
+        fm.ParticleLinks(P, "closed", 1.0, free_length=1.0, name="l")
     s = fm.System()
     welded_base(s)
     s.add(fm.ParticleLinks(P, "chain", 1.0, name="l"))

@@ -167,6 +167,11 @@ class ParticleLinks(ForceElement):
         self.damping = self._per_link(damping, n, "damping", "non-negative", " N s/m")
         self.free_length = L.copy() if free_length is None else self._per_link(free_length, n, "free_length",
                                                                               "positive", " m")
+        if isinstance(pairs, str) and pairs == "closed" and free_length is not None:
+            gap, L0 = float(L[-1]), float(self.free_length[-1])
+            if abs(gap - L0) > 0.5 * L0:
+                raise ModelError(f"{owner}: the chain does not close: the last particle ({N - 1}) is {gap:.6g} m from "
+                                 f"the first, the link's free length is {L0:.6g} m")
 
     def _per_link(self, value, n: int, what: str, sign: str, unit: str) -> np.ndarray:
         arr = np.asarray(value, dtype=float)
