@@ -18,9 +18,12 @@ The paper gives no other data; ours (stated in the report and docs/theory-roller
 Checked (slow case ``marine-drive``): no slip (camshaft / crankshaft mean speed over the last second, rel 1e-3);
 the moment balance of the camshaft sprocket's mean load (mean tight minus slack span tension times R_p against
 the mean load torque, rel 5 %: the dynamic span tensions are averaged over whole tooth periods); the energy
-balance within 0.1 of the driver's work at h = 0.2 ms, a check against gross errors only: the engagement impacts
-(contact period ~0.3 ms) are under-resolved at that step and the balance error converges as h^2 (measured at
-0.6 s: 7.0 J at h = 0.2 ms, 1.9 J at 0.1 ms, of 1.2 kJ driver work; 4.7 % at 1 s and 0.2 ms). Reported: the link-force history of one reference link, its peak
+balance within 0.1 of the driver's work at h = 0.1 ms, a check against gross errors only: the engagement impacts
+(contact period ~0.3 ms) are barely resolved and the balance error converges as h^2 (measured at 0.6 s: 7.0 J at
+h = 0.2 ms, 1.9 J at 0.1 ms, of 1.2 kJ driver work; 4.2 % at 1.2 s and 0.1 ms). h = 0.2 ms is too coarse for
+this drive: from about 1 s (chain speed 5 m/s) it gives link-force spikes of 1 MN, compression of 200 kN and
+rollers that skip camshaft teeth, and a Newton failure at 2.17 s; at 0.1 ms the same 1.0-1.2 s window stays
+within -23 / +64 kN. Reported: the link-force history of one reference link, its peak
 (the paper's Fig. 3 reaches about 90 kN, with unknown load data), wall time and cost per link and step.
 
 Command (benchmarks/README.md): ``python -m verification.roller_chain.marine --t-end 27 --out marine_chain``
@@ -57,7 +60,8 @@ LINK_STIFFNESS = 640e6    # N/m (paper)
 class MarineData:
     teeth: tuple = (48, 24, 48, 24)              # crank, idler, camshaft, tightener (counter-clockwise)
     centres: tuple = ((0.0, 0.0), (0.95, 1.55), (0.0, 3.1), (-0.95, 1.5))   # nominal, m
-    link_damping: float = 2000.0                 # N s/m
+    link_damping: float = 5000.0                 # N s/m (about 6 % of critical for one link)
+    flank_angle: float = math.radians(10.0)      # rad: 20 deg let the loaded rollers climb the camshaft teeth
     contact_stiffness: float = 1e11              # N/m^1.5
     restitution: float = 0.5
     approach_speed: float = 0.5                  # m/s
@@ -235,7 +239,7 @@ def marine_drive(d: MarineData | None = None) -> Marine:
     for i, b in enumerate(spr):
         seat = X[first[i]] - np.array([Cs[i][0], Cs[i][1], 0.0])
         s.add(SprocketContact(b, rollers, d.teeth[i], PITCH, d.contact_stiffness, restitution=d.restitution,
-                              approach_speed=d.approach_speed, seat_direction=seat,
+                              approach_speed=d.approach_speed, seat_direction=seat, flank_angle=d.flank_angle,
                               guide_stiffness=d.guide_stiffness, name=f"{names[i]} mesh"))
     return Marine(s, spr, shafts[0], shafts[2], rollers, links, d, k, n, first)
 
@@ -288,8 +292,8 @@ def summarize(m: Marine, res, wall: float, h: float) -> dict:
 def marine(quick: bool) -> CaseResult:
     """marine-drive: the paper's 122-link drive, 27 s (slow)."""
     r = CaseResult("marine-drive", "Pedersen, Hansen & Ambrosio 2002, §4 and Fig. 3; our layout and loads (module doc)")
-    h = 2e-4
-    m, res, wall = run(27.0, h, save_every=5)
+    h = 1e-4
+    m, res, wall = run(27.0, h, save_every=10)
     out = summarize(m, res, wall, h)
     r.check("speed_ratio", out["speed_ratio"], 1.0, "rel 1e-3")
     r.check("moment_ratio", out["moment_ratio"], 1.0, "rel 0.05")
@@ -309,7 +313,7 @@ CASES = [marine]
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description="the marine roller-chain drive of Pedersen, Hansen & Ambrosio (2002)")
     ap.add_argument("--t-end", type=float, default=27.0)
-    ap.add_argument("--h", type=float, default=2e-4)
+    ap.add_argument("--h", type=float, default=1e-4)
     ap.add_argument("--out", type=Path, default=Path("marine_chain"))
     ap.add_argument("--summarize", type=float, default=None, metavar="WALL_S",
                     help="only summarize the history already in OUT/history (an interrupted run), giving its wall "
