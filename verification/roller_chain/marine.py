@@ -270,12 +270,20 @@ def summarize(m: Marine, res, wall: float, h: float) -> dict:
     steady = t >= min(d.ramp + 0.5, t[-1] - 0.5)
     # the chain runs counter-clockwise (crankshaft -> idler -> camshaft -> tightener): the crankshaft pulls the
     # span from the tightener, so the camshaft's outgoing span (span 2, to the tightener) is the tight one and its
-    # incoming span (span 1, from the idler) the slack one
+    # incoming span (span 1, from the idler) the slack one. The chain moves: at each saved time the link whose
+    # centre is nearest to the middle of the span (a fixed place, from the initial polygon) is read.
     idx = np.cumsum([0] + [a + b for a, b in zip(m.wraps, m.spans)])
-    slack_links = np.arange(idx[1] + m.wraps[1], idx[2])
-    tight_links = np.arange(idx[2] + m.wraps[2], idx[3])
-    Ft = f[steady][:, tight_links].mean()
-    Fs = f[steady][:, slack_links].mean()
+    X0 = m.rollers.positions
+    x = res.particles(m.rollers)
+    cen = 0.5 * (x + np.roll(x, -1, axis=1))                 # link k joins rollers k and k+1 (closed)
+    rows = np.arange(len(t))
+
+    def span_force(i):
+        probe = X0[idx[i] + m.wraps[i] + m.spans[i] // 2]
+        k = np.argmin(np.linalg.norm(cen - probe, axis=2), axis=1)
+        return f[rows, k]
+    Ft = span_force(2)[steady].mean()
+    Fs = span_force(1)[steady].mean()
     R = pitch_radius(PITCH, d.teeth[2])
     E = res.energy()
     drift = float(np.abs(E["total"] - E["total"][0]).max())
