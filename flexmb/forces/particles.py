@@ -167,7 +167,8 @@ class ParticleLinks(ForceElement):
         self.damping = self._per_link(damping, n, "damping", "non-negative", " N s/m")
         self.free_length = L.copy() if free_length is None else self._per_link(free_length, n, "free_length",
                                                                               "positive", " m")
-        if isinstance(pairs, str) and pairs == "closed" and free_length is not None:
+        uniform = free_length is not None and np.ndim(free_length) == 0       # one pitch for every link
+        if isinstance(pairs, str) and pairs == "closed" and uniform:
             gap, L0 = float(L[-1]), float(self.free_length[-1])
             if abs(gap - L0) > 0.5 * L0:
                 raise ModelError(f"{owner}: the chain does not close: the last particle ({N - 1}) is {gap:.6g} m from "
