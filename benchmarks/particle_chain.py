@@ -12,7 +12,8 @@ rigid_chain.py ``exudyn_settings``; one thread).
 Measured per N: time per step of the step loop (set-up excluded), the ratio flexmb / Exudyn, and the position of
 the last particle at T from both codes (accuracy cross-check).
 
-Run:  python benchmarks/particle_chain.py [--sizes 10 100 1000] [--repeat 3] [--out benchmarks/results/particle_chain.json]
+Run:  python benchmarks/particle_chain.py [--sizes 10 100 1000] [--repeat 3]
+      [--out benchmarks/results/particle_chain.json]
 """
 from __future__ import annotations
 

@@ -17,9 +17,11 @@ Cases and references (docs/theory-roller-chain.md §5):
   0.25 s). ``motor_torque``: the driver's reaction carries T through the chain: rel 2e-3.
 * ``polygonal-action``: driver brought to f = 2.5 Hz over 0.2 s (smooth ramp), load T = 20 N m; the tension of
   the link at the middle of the tight span (the link found there at each saved time: a fixed place, as a strain
-  gauge on a guide would see it) from 0.4 s to 1.6 s (quick: to 1.2 s). The chain advances one pitch per tooth period, so in
+  gauge on a guide would see it) from 0.4 s to 1.6 s (quick: to 1.2 s). The chain advances one pitch per tooth
+  period, so in
   steady motion this signal is periodic at the tooth frequency ``z f = 30 Hz``: its strongest line in (0.5, 1.5)
-  z f must be z f within one frequency bin (0.83 Hz; quick 1.25 Hz), at least 80 % of its spectral power (mean removed, Hann
+  z f must be z f within one frequency bin (0.83 Hz; quick 1.25 Hz), at least 80 % of its spectral power (mean
+  removed, Hann
   window) must lie within 1.5 bins of the harmonics of z f (measured 0.93 over 0.4-1.4 s; the rest is the decaying
   start transient), and the strongest line overall must
   be a harmonic. Same run: ``speed_ratio`` (mean driven / driver speed, no slip: rel 1e-3) and the energy
@@ -138,7 +140,8 @@ def polygonal_action(quick: bool) -> CaseResult:
     r.check("strongest_line_is_harmonic", float(abs(fr[top] - round(fr[top] / fz) * fz) <= 1.5 * df), None, "true")
     r.check("speed_ratio", abs(speed) / w, 1.0, "rel 1e-3")
     r.check("energy_balance_rel", drift / scale, None, "max 2e-3")
-    r.metrics.update({"tooth_frequency": fz, "strongest_line": float(fr[top]), "mean_tight_tension": float(span[sel].mean()),
+    r.metrics.update({"tooth_frequency": fz, "strongest_line": float(fr[top]),
+                      "mean_tight_tension": float(span[sel].mean()),
                       "tension_range": float(np.ptp(span[sel])), "driver_work": scale, "wall_s": wall,
                       "steps": len(res.t) - 1})
     r.notes = (f"z f = {fz:g} Hz; strongest line {fr[top]:.1f} Hz (harmonic {fr[top] / fz:.2f}), {frac:.3f} of the "

@@ -216,8 +216,8 @@ def marine_drive(d: MarineData | None = None) -> Marine:
         c = Cs[i]
         if names[i] == "tightener":
             pivot = (c[0], c[1] - d.arm_length, 0.0)
-            arm = s.add(fm.RigidBody(40.0, (1.0, 1.0, 40.0 * d.arm_length ** 2 / 12), position=(c[0], c[1] - 0.5 * d.arm_length, 0.0),
-                                     name="weight arm"))
+            arm = s.add(fm.RigidBody(40.0, (1.0, 1.0, 40.0 * d.arm_length ** 2 / 12),
+                                     position=(c[0], c[1] - 0.5 * d.arm_length, 0.0), name="weight arm"))
             s.add(fm.Revolute(s.ground, arm, pivot, (0.0, 0.0, 1.0), name="arm pivot"))
             shafts.append(s.add(fm.Revolute(arm, b, (c[0], c[1], 0.0), (0.0, 0.0, 1.0), name="tightener shaft")))
             anchor = (c[0] - 1.0, c[1], 0.0)
@@ -299,7 +299,8 @@ def summarize(m: Marine, res, wall: float, h: float) -> dict:
 
 def marine(quick: bool) -> CaseResult:
     """marine-drive: the paper's 122-link drive, 27 s (slow)."""
-    r = CaseResult("marine-drive", "Pedersen, Hansen & Ambrosio 2002, §4 and Fig. 3; our layout and loads (module doc)")
+    r = CaseResult("marine-drive",
+                   "Pedersen, Hansen & Ambrosio 2002, §4 and Fig. 3; our layout and loads (module doc)")
     h = 1e-4
     m, res, wall = run(27.0, h, save_every=10)
     out = summarize(m, res, wall, h)
