@@ -13,6 +13,7 @@ from .forces import (Bushing, CrushElement, DCMotor, Force, NodalForce, PlasticH
 from .joints import Cylindrical, Distance, Driver, Fixed, Joint, Planar, Prismatic, Revolute, Spherical, Universal
 from .joints import KnifeEdge, RollingDisc, VelocityConstraint
 from .joints.winch import Winch, payout_profile
+from .forces.particles import ParticleAnchors, ParticleLinks, Particles
 from .results import Result, load_result
 from .studies import Grid, Samples, Study, StudyResult
 from .system import System
@@ -31,6 +32,7 @@ _LAZY = {
     "Material": "flexmb.fem.materials", "BeamSection": "flexmb.fem.sections",
     "craig_bampton": "flexmb.reduction.craig_bampton", "free_free_modes": "flexmb.reduction.freefree",
     "ModeSet": "flexmb.reduction.modeset",
+    "SprocketContact": "flexmb.contact.sprocket",
 }
 _LAZY_MODULES = ("fem", "reduction", "contact")
 
@@ -69,6 +71,7 @@ __all__ = [
     "__version__", "errors", "System", "Body", "Ground", "RigidBody", "FlexibleBody", "NonlinearBeam",
     "Joint", "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar", "Distance",
     "Driver", "Winch", "payout_profile", "KnifeEdge", "RollingDisc", "VelocityConstraint", "linearize", "Force", "Torque", "NodalForce", "DCMotor", "PlasticHinge", "CrushElement", "triangular_pulse", "far_562_pulse", "SpherePlaneContact", "SphereSphereContact", "contact", "campbell", "CampbellDiagram", "SpringDamper", "RotationalSpringDamper", "Bushing", "UserForce",
+    "Particles", "ParticleLinks", "ParticleAnchors", "SprocketContact",
     "wrench_to_generalized", "TimeFunction", "simulate", "static_equilibrium", "Result", "load_result",
     "Study", "Grid", "Samples", "StudyResult",
     "read_mesh", "FEMesh", "FEModel", "Material", "BeamSection", "craig_bampton", "free_free_modes", "ModeSet",

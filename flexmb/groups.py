@@ -108,6 +108,8 @@ FAMILY_MODULES: list[str] = [
     "flexmb.contact.mesh",
     "flexmb.contact.rope",
     "flexmb.forces.user",
+    "flexmb.forces.particles",
+    "flexmb.contact.sprocket",
 ]
 """Modules whose ``build_groups(forces, nq, st)`` is a registered builder (imported when a model compiles).
 

@@ -64,6 +64,20 @@ class Result:
     def _slice(self, body: Body | str) -> int:
         return self._body(body).offset
 
+    def particles(self, particles, rates: bool = False) -> np.ndarray:
+        """Positions (nt, N, 3) (m) of a particle set (``fm.Particles``, the object or its name) at every
+        saved time; its velocities (m/s) with ``rates=True``."""
+        from .forces.particles import Particles
+        self._model("particles")
+        found = [f for f in self.system.forces if isinstance(f, Particles)
+                 and (f is particles or (isinstance(particles, str) and f.name == particles))]
+        if not found:
+            raise ModelError(f"particle set {getattr(particles, 'name', particles)!r} is not in the simulated "
+                             "system")
+        p = found[0]
+        x = self.v if rates else self.q
+        return x[:, p.offset:p.offset + p.n_states].reshape(len(x), p.count, 3)
+
     def orientation(self, body: Body | str) -> np.ndarray:
         """Rotation matrices (n, 3, 3), body -> global; ``body`` is a body or its name (as everywhere)."""
         o = self._slice(body)

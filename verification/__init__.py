@@ -18,5 +18,6 @@ SUITES = {
     "ropes": "verification.ropes",
     "dragline": "verification.dragline",
     "linearization": "verification.linearization",
+    "roller-chain": "verification.roller_chain",
 }
 DEFAULT_SUITES = list(SUITES)

@@ -1,0 +1,360 @@
+"""The four-sprocket marine-engine chain drive of Pedersen, Hansen & Ambrosio (NATO ASI Virtual Nonlinear Multibody
+Systems, Prague 2002, §4 and Fig. 3): 122 links, pitch 0.0889 m, 3.01 kg per link, link stiffness 640 MN/m (the
+paper's data), driven from rest to constant crankshaft speed over 2 s, then held for 25 s.
+
+The paper gives no other data; ours (stated in the report and docs/theory-roller-chain.md §6):
+
+* layout: crankshaft sprocket z = 48 at the bottom, camshaft sprocket z = 48 above it (same speed: a two-stroke
+  engine), an idler z = 24 on the right and the tightener sprocket z = 24 on the left on a weight arm (pivot 0.6 m
+  below it) held by a spring-damper to the ground (the paper's hydraulic damper: k = 2 MN/m, c = 2e4 N s/m,
+  preloaded to 20 kN). The closed chain is built as an exact polygon of 122 edges of one pitch whose wrapped
+  vertices are seats of the sprockets (:func:`chain_polygon`): every link starts at its free length;
+* crankshaft speed 150 rpm (2.5 Hz) reached with the smooth ramp (models.ramp_angle); camshaft load 10 kN m
+  (about 160 kW, 2 % of the largest engine's power) plus 30 % fluctuation at 6 per revolution (fuel-pump cams of a
+  six-cylinder engine), ramped with the speed;
+* sprockets 200 kg (z 48) and 60 kg (z 24), radius of gyration 0.7 R_p; arm 40 kg; contact K = 1e11 N/m^1.5,
+  n = 1.5, e = 0.5 at 0.5 m/s; link damping 2000 N s/m; gravity 9.81 m/s^2 down.
+
+Checked (slow case ``marine-drive``): no slip (camshaft / crankshaft mean speed over the last second, rel 1e-3);
+the moment balance of the camshaft sprocket's mean load (mean tight minus slack span tension times R_p against
+the mean load torque, rel 5 %: the dynamic span tensions are averaged over whole tooth periods); the energy
+balance within 0.1 of the driver's work at h = 0.1 ms, a check against gross errors only: the engagement impacts
+(contact period ~0.3 ms) are barely resolved and the balance error converges as h^2 (measured at 0.6 s: 7.0 J at
+h = 0.2 ms, 1.9 J at 0.1 ms, of 1.2 kJ driver work; 4.2 % at 1.2 s and 0.1 ms). h = 0.2 ms is too coarse for
+this drive: from about 1 s (chain speed 5 m/s) it gives link-force spikes of 1 MN, compression of 200 kN and
+rollers that skip camshaft teeth, and a Newton failure at 2.17 s; at 0.1 ms the same 1.0-1.2 s window stays
+within -23 / +64 kN. Reported: the link-force history of one reference link, its peak
+(the paper's Fig. 3 reaches about 90 kN, with unknown load data), wall time and cost per link and step.
+
+Command (benchmarks/README.md): ``python -m verification.roller_chain.marine --t-end 27 --out marine_chain``
+(``--t-end 3`` for a short look): writes ``summary.json``, ``link_force.npz`` and ``link_force.png`` in OUT, the
+history in chunks in OUT/history (``--summarize WALL_S`` summarizes an interrupted run from there).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+import flexmb as fm
+from flexmb.contact.sprocket import SprocketContact, pitch_radius
+from flexmb.errors import EnergyBalanceWarning
+from flexmb.forces.particles import link_tensions
+
+from ..framework import CaseResult
+from .models import ramp_angle, smooth_ramp
+
+PITCH = 0.0889            # m (paper)
+LINKS = 122               # paper
+ROLLER_MASS = 3.01        # kg (paper: the mass of one link)
+LINK_STIFFNESS = 640e6    # N/m (paper)
+
+
+@dataclass
+class MarineData:
+    teeth: tuple = (48, 24, 48, 24)              # crank, idler, camshaft, tightener (counter-clockwise)
+    centres: tuple = ((0.0, 0.0), (0.95, 1.55), (0.0, 3.1), (-0.95, 1.5))   # nominal, m
+    link_damping: float = 5000.0                 # N s/m (about 6 % of critical for one link)
+    flank_angle: float = math.radians(10.0)      # rad: 20 deg let the loaded rollers climb the camshaft teeth
+    contact_stiffness: float = 1e11              # N/m^1.5
+    restitution: float = 0.5
+    approach_speed: float = 0.5                  # m/s
+    guide_stiffness: float = 1e8                 # N/m, axial guide of engaged rollers (planar: inactive)
+    rpm: float = 150.0
+    ramp: float = 2.0                            # s
+    cam_torque: float = 10e3                     # N m
+    cam_fluctuation: float = 0.3
+    cam_order: int = 6
+    tightener_k: float = 2e6                     # N/m
+    tightener_c: float = 2e4                     # N s/m
+    tightener_preload: float = 20e3              # N
+    pretension: float = 20e3                     # N, chain tension of the initial polygon
+    arm_length: float = 0.6                      # m
+    gravity: float = 9.81
+
+
+def _polygon(heading0: float, turns: list, counts: list) -> np.ndarray:
+    """Vertices of a chain of edges of one pitch: ``counts[i]`` edges after turning by ``turns[i]`` (rad)."""
+    v = [np.zeros(2)]
+    h = heading0
+    for a, n in zip(turns, counts):
+        h += a
+        e = PITCH * np.array([math.cos(h), math.sin(h)])
+        for _ in range(n):
+            v.append(v[-1] + e)
+    return np.array(v)
+
+
+def chain_polygon(d: MarineData):
+    """The closed chain as an exact polygon of LINKS edges of one pitch (counter-clockwise): on sprocket i, k_i
+    chords turning 2 pi / z_i between them (its wrapped vertices are seats); between sprockets, straight spans of
+    n_i edges; at the ends of each span the chain turns by the free angles a_i (arrival) and d_i (departure),
+    nominally pi / z (tangent to the pitch circle). The integers k_i, n_i come from the belt path of the nominal
+    layout; three turn angles are then corrected (minimum-norm Newton) so that the polygon closes and turns once.
+    Returns (vertices (LINKS, 3), sprocket centres (4, 2), first wrapped vertex index per sprocket)."""
+    z = np.array(d.teeth)
+    R = np.array([pitch_radius(PITCH, k) for k in z])
+    C = np.array(d.centres, dtype=float)
+    m = len(z)
+    # belt path of the nominal layout: wrap angle on each sprocket, span lengths
+    nrm = []
+    for i in range(m):
+        c1, c2, r1, r2 = C[i], C[(i + 1) % m], R[i], R[(i + 1) % m]
+        L = np.linalg.norm(c2 - c1)
+        u = (c2 - c1) / L
+        cb = (r1 - r2) / L
+        sb = math.sqrt(1 - cb * cb)
+        nrm.append(np.array([u[0] * cb + u[1] * sb, -u[0] * sb + u[1] * cb]))
+    spans = []
+    for i in range(m):
+        p1 = C[i] + R[i] * nrm[i]
+        p2 = C[(i + 1) % m] + R[(i + 1) % m] * nrm[i]
+        spans.append(float(np.linalg.norm(p2 - p1)))
+    wraps = []
+    for i in range(m):                          # sprocket i is wrapped from span i-1's normal to span i's
+        a0 = math.atan2(nrm[i - 1][1], nrm[i - 1][0])
+        a1 = math.atan2(nrm[i][1], nrm[i][0])
+        wraps.append((a1 - a0) % (2 * math.pi))
+    k = [max(2, int(round(w / (2 * math.pi / zz)))) for w, zz in zip(wraps, z)]
+    n = [max(1, int(round(s / PITCH))) for s in spans]
+    n[-1] += LINKS - (sum(k) + sum(n))          # the tightener's outgoing span takes up the difference
+    # turn sequence: per sprocket [arrival a_i, (k_i - 1) x 2 pi / z_i], then span [departure d_i]
+    base = np.array([math.pi / zz for zz in z] * 2)          # a_0..a_3, d_0..d_3
+
+    def build(ang):
+        turns, counts = [], []
+        for i in range(m):
+            turns.append(ang[i])
+            counts.append(1)
+            for _ in range(k[i] - 1):
+                turns.append(2 * math.pi / z[i])
+                counts.append(1)
+            turns.append(ang[m + i])
+            counts.append(n[i])
+        return turns, counts
+
+    def resid(ang):
+        turns, counts = build(ang)
+        V = _polygon(0.0, turns, counts)
+        return np.array([V[-1, 0], V[-1, 1], sum(turns) - 2 * math.pi])
+
+    ang = base.copy()
+    free = [m + 1, m + 2, m + 3]                # departures from idler, camshaft, tightener
+    for _ in range(50):
+        F = resid(ang)
+        if np.abs(F).max() < 1e-13:
+            break
+        J = np.empty((3, len(free)))
+        for j, f in enumerate(free):
+            e = np.zeros_like(ang)
+            e[f] = 1e-7
+            J[:, j] = (resid(ang + e) - resid(ang - e)) / 2e-7
+        ang[free] -= np.linalg.solve(J, F)
+    else:
+        raise RuntimeError("the chain polygon does not close")
+    turns, counts = build(ang)
+    limit = np.array([2 * math.pi / zz for zz in z] * 2)
+    if np.any(ang < 0) or np.any(ang > limit):
+        raise RuntimeError(f"chain polygon: a span turns outside (0, 2 pi / z): {ang} (limits {limit})")
+    V = _polygon(0.0, turns, counts)[:-1]
+    # wrapped vertices of sprocket i: indices start_i .. start_i + k_i; the centre is their circumcentre
+    centres, first, idx = [], [], 0
+    for i in range(m):
+        W = V[[idx, idx + k[i] // 2, idx + k[i]]] if k[i] >= 2 else None
+        A = 2 * np.array([W[1] - W[0], W[2] - W[0]])
+        b = np.array([W[1] @ W[1] - W[0] @ W[0], W[2] @ W[2] - W[0] @ W[0]])
+        centres.append(np.linalg.solve(A, b))
+        first.append(idx)
+        idx += k[i] + n[i]
+    # place it as the nominal layout: crankshaft centre at its nominal place, crank -> camshaft as nominal
+    centres = np.array(centres)
+    dn, da = C[2] - C[0], centres[2] - centres[0]
+    rot = math.atan2(dn[1], dn[0]) - math.atan2(da[1], da[0])
+    Q = np.array([[math.cos(rot), -math.sin(rot)], [math.sin(rot), math.cos(rot)]])
+    V = (V - centres[0]) @ Q.T + C[0]
+    centres = (centres - centres[0]) @ Q.T + C[0]
+    X = np.column_stack([V, np.zeros(len(V))])
+    return X, centres, first, k, n
+
+
+@dataclass
+class Marine:
+    system: fm.System
+    sprockets: list
+    crank_shaft: object
+    cam_shaft: object
+    rollers: fm.Particles
+    links: fm.ParticleLinks
+    data: MarineData
+    wraps: list
+    spans: list
+    first: list
+
+
+def marine_drive(d: MarineData | None = None) -> Marine:
+    """The marine chain drive (module doc): crankshaft driven, camshaft loaded, tightener on a weight arm."""
+    d = d or MarineData()
+    X, Cs, first, k, n = chain_polygon(d)
+    s = fm.System(gravity=(0.0, -d.gravity, 0.0), name="marine roller-chain drive")
+    names = ("crankshaft", "idler", "camshaft", "tightener")
+    spr, shafts = [], []
+    w = 2 * math.pi * d.rpm / 60.0
+    for i, (zz, c, nm) in enumerate(zip(d.teeth, Cs, names)):
+        R = pitch_radius(PITCH, zz)
+        mass = 200.0 if zz >= 40 else 60.0
+        J = mass * (0.7 * R) ** 2
+        b = s.add(fm.RigidBody(mass, (0.5 * J, 0.5 * J, J), position=(c[0], c[1], 0.0), name=nm))
+        spr.append(b)
+    arm = None
+    for i, b in enumerate(spr):
+        c = Cs[i]
+        if names[i] == "tightener":
+            pivot = (c[0], c[1] - d.arm_length, 0.0)
+            arm = s.add(fm.RigidBody(40.0, (1.0, 1.0, 40.0 * d.arm_length ** 2 / 12),
+                                     position=(c[0], c[1] - 0.5 * d.arm_length, 0.0), name="weight arm"))
+            s.add(fm.Revolute(s.ground, arm, pivot, (0.0, 0.0, 1.0), name="arm pivot"))
+            shafts.append(s.add(fm.Revolute(arm, b, (c[0], c[1], 0.0), (0.0, 0.0, 1.0), name="tightener shaft")))
+            anchor = (c[0] - 1.0, c[1], 0.0)
+            s.add(fm.SpringDamper(arm, s.ground, point_a=(c[0], c[1], 0.0), point_b=anchor, k=d.tightener_k,
+                                  c=d.tightener_c, free_length=1.0 - d.tightener_preload / d.tightener_k,
+                                  name="tightener spring"))
+        else:
+            shafts.append(s.add(fm.Revolute(s.ground, b, (c[0], c[1], 0.0), (0.0, 0.0, 1.0), name=f"{names[i]} shaft")))
+    angle = ramp_angle(w, d.ramp)
+    s.add(fm.Driver(shafts[0], angle=angle, name="engine"))
+    T0, fl, order, tr = d.cam_torque, d.cam_fluctuation, d.cam_order, d.ramp
+    s.add(fm.Torque(spr[2], lambda t: (0.0, 0.0, -T0 * smooth_ramp(t, tr) * (1.0 + fl * math.sin(order * angle(t)))),
+                    name="camshaft load"))
+    rollers = s.add(fm.Particles(X, ROLLER_MASS, name="rollers"))
+    # free length p - F0 / k: the chain built on the seats at pitch p carries the pretension F0 (the static solve
+    # then balances it with the tightener's preload)
+    links = s.add(fm.ParticleLinks(rollers, "closed", LINK_STIFFNESS, d.link_damping,
+                                   free_length=PITCH - d.pretension / LINK_STIFFNESS, name="links"))
+    for i, b in enumerate(spr):
+        seat = X[first[i]] - np.array([Cs[i][0], Cs[i][1], 0.0])
+        s.add(SprocketContact(b, rollers, d.teeth[i], PITCH, d.contact_stiffness, restitution=d.restitution,
+                              approach_speed=d.approach_speed, seat_direction=seat, flank_angle=d.flank_angle,
+                              guide_stiffness=d.guide_stiffness, name=f"{names[i]} mesh"))
+    return Marine(s, spr, shafts[0], shafts[2], rollers, links, d, k, n, first)
+
+
+def run(t_end: float = 27.0, h: float = 1e-4, save_every: int = 10, progress=None, output=None):
+    """Build and simulate from the pretensioned polygon at rest (the first tenths of a second settle the preload:
+    ``fm.static_equilibrium`` does not start, see docs/theory-roller-chain.md §6); returns (model, result, wall
+    seconds)."""
+    m = marine_drive()
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EnergyBalanceWarning)
+        res = fm.simulate(m.system, t_end, h, progress=progress, save_every=save_every, output=output)
+    return m, res, time.perf_counter() - t0
+
+
+def summarize(m: Marine, res, wall: float, h: float) -> dict:
+    """Numbers of a run: reference link force history and peak, speeds, moment balance, energy balance, cost."""
+    f = link_tensions(m.links, res.q, res.v)
+    ref = f[:, 0]
+    t = res.t
+    d = m.data
+    w = 2 * math.pi * d.rpm / 60.0
+    last = t >= t[-1] - 1.0
+    th_c = res.joint_coordinates(m.cam_shaft).ravel()
+    th_k = res.joint_coordinates(m.crank_shaft).ravel()
+    ratio = (th_c[last][-1] - th_c[last][0]) / (th_k[last][-1] - th_k[last][0])
+    steady = t >= min(d.ramp + 0.5, t[-1] - 0.5)
+    # the chain runs counter-clockwise (crankshaft -> idler -> camshaft -> tightener): the crankshaft pulls the
+    # span from the tightener, so the camshaft's outgoing span (span 2, to the tightener) is the tight one and its
+    # incoming span (span 1, from the idler) the slack one. The chain moves: at each saved time the link whose
+    # centre is nearest to the middle of the span (a fixed place, from the initial polygon) is read.
+    idx = np.cumsum([0] + [a + b for a, b in zip(m.wraps, m.spans)])
+    X0 = m.rollers.positions
+    x = res.particles(m.rollers)
+    cen = 0.5 * (x + np.roll(x, -1, axis=1))                 # link k joins rollers k and k+1 (closed)
+    rows = np.arange(len(t))
+
+    def span_force(i):
+        probe = X0[idx[i] + m.wraps[i] + m.spans[i] // 2]
+        k = np.argmin(np.linalg.norm(cen - probe, axis=2), axis=1)
+        return f[rows, k]
+    Ft = span_force(2)[steady].mean()
+    Fs = span_force(1)[steady].mean()
+    R = pitch_radius(PITCH, d.teeth[2])
+    E = res.energy()
+    drift = float(np.abs(E["total"] - E["total"][0]).max())
+    steps = int(round((t[-1] - t[0]) / h))
+    return {"t_end": float(t[-1]), "peak_link_force": float(ref.max()), "min_link_force": float(ref.min()),
+            "mean_link_force_steady": float(ref[steady].mean()), "speed_ratio": float(ratio),
+            "tight_tension": float(Ft), "slack_tension": float(Fs),
+            "moment_ratio": float((Ft - Fs) * R / d.cam_torque), "energy_drift": drift,
+            "driver_work": float(np.abs(E["work_drivers"]).max()), "wall_s": wall, "steps": steps,
+            "us_per_step": 1e6 * wall / max(steps, 1), "us_per_link_step": 1e6 * wall / max(steps, 1) / LINKS,
+            "crank_speed": w}
+
+
+def marine(quick: bool) -> CaseResult:
+    """marine-drive: the paper's 122-link drive, 27 s (slow)."""
+    r = CaseResult("marine-drive",
+                   "Pedersen, Hansen & Ambrosio 2002, §4 and Fig. 3; our layout and loads (module doc)")
+    h = 1e-4
+    m, res, wall = run(27.0, h, save_every=10)
+    out = summarize(m, res, wall, h)
+    r.check("speed_ratio", out["speed_ratio"], 1.0, "rel 1e-3")
+    r.check("moment_ratio", out["moment_ratio"], 1.0, "rel 0.05")
+    r.check("energy_balance_rel", out["energy_drift"] / out["driver_work"], None, "max 0.1")
+    r.metrics.update({k: v for k, v in out.items() if k not in ("speed_ratio", "moment_ratio")})
+    r.metrics["paper_peak_link_force"] = 9.0e4
+    r.notes = (f"reference link: peak {out['peak_link_force'] / 1e3:.1f} kN (paper's Fig. 3: about 90 kN with its "
+               f"unpublished loads); {out['wall_s']:.0f} s wall for {out['steps']} steps, "
+               f"{out['us_per_link_step']:.2f} us per link and step")
+    return r
+
+
+marine.slow = True
+CASES = [marine]
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description="the marine roller-chain drive of Pedersen, Hansen & Ambrosio (2002)")
+    ap.add_argument("--t-end", type=float, default=27.0)
+    ap.add_argument("--h", type=float, default=1e-4)
+    ap.add_argument("--out", type=Path, default=Path("marine_chain"))
+    ap.add_argument("--summarize", type=float, default=None, metavar="WALL_S",
+                    help="only summarize the history already in OUT/history (an interrupted run), giving its wall "
+                         "time (s)")
+    a = ap.parse_args(argv)
+    if a.summarize is not None:
+        m = marine_drive()
+        res = fm.load_result(a.out / "history", system=m.system)
+        wall = a.summarize
+    else:
+        m, res, wall = run(a.t_end, a.h, progress=True, save_every=max(1, int(round(1e-3 / a.h))),
+                           output=a.out / "history")
+    out = summarize(m, res, wall, a.h)
+    a.out.mkdir(parents=True, exist_ok=True)
+    f = link_tensions(m.links, res.q, res.v)
+    np.savez_compressed(a.out / "link_force.npz", t=res.t, reference_link=f[:, 0], all_links=f.astype(np.float32))
+    (a.out / "summary.json").write_text(json.dumps(out, indent=2))
+    print(json.dumps(out, indent=2))
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(8, 3.5))
+        ax.plot(res.t, f[:, 0] / 1e3, lw=0.5)
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("link force (kN)")
+        ax.set_title("marine chain drive: force of link 0")
+        fig.tight_layout()
+        fig.savefig(a.out / "link_force.png", dpi=120)
+    except ImportError:
+        pass
+
+
+if __name__ == "__main__":
+    main()
