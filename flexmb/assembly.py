@@ -125,6 +125,7 @@ class Assembly:
         # FAMILY_MODULES then of run-time registrations
         q0, v0 = self.initial_state()
         st0 = self.eval_state(q0, v0, np.zeros(self.nq), 0.0)
+        st0.gravity = np.asarray(system.gravity, dtype=float)
         self.families = [g for build in family_builders() for g in build(system.forces, self.nq, st0)]
         self._contact_families = [g for g in self.families if g.penetration(st0) is not None]
         self.accepted_penetrations: list | None = None      # step_end(penetrations=True)

@@ -31,6 +31,8 @@ class EvalState:
     t: float
     qe: np.ndarray
     ve: np.ndarray
+    gravity: np.ndarray | None = None
+    """The system's gravity (m/s^2), given to the family builders (families with inertia weigh their masses)."""
 
 
 class ElementGroup:

@@ -154,8 +154,9 @@ class System:
         if self._assembly is None:
             from .assembly import Assembly
             self._check_membership()
-            if not self.bodies:
-                raise ModelError(f"system {self.name!r} has no bodies")
+            if not self.bodies and not any(getattr(f, "n_states", 0) for f in self.forces):
+                raise ModelError(f"system {self.name!r} has no bodies (and no elements with coordinates of their "
+                                 "own, such as particle sets)")
             offset = 0
             for b in self.bodies:
                 b.offset = offset

@@ -32,6 +32,8 @@ def add_transpose_product(out, scatter, jac, lam, active):
     """``out[scatter] += J^T (lam * active)`` per instance: the constraint forces ``Phi_q^T lambda`` of one
     primitive group. ``jac`` (n * r, nx), ``lam``/``active`` (n * r,), ``scatter`` (n, nx), -1 = ground."""
     n, nx = scatter.shape
+    if n == 0:
+        return
     r = jac.shape[0] // n
     for i in range(n):
         for k in range(r):

@@ -17,7 +17,6 @@ Positions in results: ``Result.particles(name)`` (flexmb/results.py), an (nt, N,
 """
 from __future__ import annotations
 
-import sys
 
 import numpy as np
 
@@ -230,19 +229,6 @@ class ParticleAnchors(ForceElement):
 
 # -- groups -------------------------------------------------------------------------------------------------------
 
-def _system_gravity() -> np.ndarray:
-    """The gravity of the system being compiled: the family builders get the force list, not the system, so the
-    builder reads it from the compiling ``Assembly`` on the call stack (flexmb/assembly.py, ``self.system``)."""
-    f = sys._getframe(1)
-    while f is not None:
-        obj = f.f_locals.get("self")
-        if type(obj).__name__ == "Assembly" and hasattr(obj, "system"):
-            return np.asarray(obj.system.gravity, dtype=float)
-        f = f.f_back
-    raise ModelError("particles: the system's gravity was not found (a particle family must be built by "
-                     "System.compile())")
-
-
 class ParticleGroup(ElementGroup):
     """Inertia and weight of every particle of every :class:`Particles` set: one instance per particle
     (k = 3, its coordinates), ``r = m (a - g)`` and ``cM m I`` in one compiled call."""
@@ -369,7 +355,10 @@ def build_groups(forces, nq: int, st: EvalState) -> list[ElementGroup]:
             raise ModelError(f"{el.owner} links {el.particles.owner}, which is not in the system; add it first")
     out: list[ElementGroup] = []
     if sets:
-        out.append(ParticleGroup(sets, _system_gravity()))
+        if st.gravity is None:
+            raise ModelError("particles: the family builder needs the system's gravity (EvalState.gravity, "
+                             "set by System.compile())")
+        out.append(ParticleGroup(sets, st.gravity))
     if links:
         out.append(ParticleLinkGroup(links, nq))
     if anchors:
