@@ -20,7 +20,8 @@ helper gets only the part it uses, since numba passes a tuple as all its arrays'
 * ``bodies = (idx, mass, J, gravity, pos_body)``: rigid bodies (flexmb/compiled/rigid.py), block positions;
 * ``joints = (gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess)``: joint primitive groups; row g
   of ``gtab`` is ``(kind, n, rows per instance, nx, m_i, modes of S, offset in gather/scatter, in u0, in S,
-  first column of drive, first row, offset in the flat Jacobian, in the flat Hessian)``, kinds numbered in
+  first instance (its drive block of f, f'', constant is ``drive[3 first:3 (first + n)]``), first row, offset
+  in the flat Jacobian, in the flat Hessian)``, kinds numbered in
   the order of ``flexmb.joints.kernels.ROWS`` (point, dot1, dot2, distance, angle, coordinate), the other
   arrays flat and concatenated group by group;
 * ``flex = (ftab, fdata, idata, wdata, ftabs, fidx, pos_flex)``: flexible-body groups; row f of ``ftab`` is
@@ -149,12 +150,13 @@ def lu_solve(LU, piv, b, x):
 @njit(cache=True)
 def _group(g, gtab, gather, scatter, u0, S, drive):
     """Views of joint group g: kind, rows per instance, m_i, first row, gather, scatter (n, nx), u0 (n, 3, 3),
-    S (n, 3, 3, modes), drive (3, n)."""
+    S (n, 3, 3, modes), drive (3, n) (a C-contiguous view: the same kernel signatures as the assembly's calls,
+    so that the joint kernels are not compiled a second time for other array layouts)."""
     kind, n, r, nx, mi, sm = gtab[g, 0], gtab[g, 1], gtab[g, 2], gtab[g, 3], gtab[g, 4], gtab[g, 5]
     og, ou, os_, dc, row0 = gtab[g, 6], gtab[g, 7], gtab[g, 8], gtab[g, 9], gtab[g, 10]
     return (kind, r, mi, row0, gather[og:og + n * nx].reshape((n, nx)), scatter[og:og + n * nx].reshape((n, nx)),
             u0[ou:ou + 9 * n].reshape((n, 3, 3)), S[os_:os_ + 9 * n * sm].reshape((n, 3, 3, sm)),
-            drive[:, dc:dc + n])
+            drive[3 * dc:3 * dc + 3 * n].reshape((3, n)))
 
 
 @njit(cache=True)
@@ -550,7 +552,7 @@ def alpha_run(n_steps, t0, t_end, h, h_max, q0, v0, vd0, a0, lam0, am, af, beta,
     state at ``t0``, each state into row k of ``out_*``: time, q, v, vd, lambda, the non-conservative and
     driver powers (when ``energy``) and the largest |Phi| of the rows switched off as redundant
     (``off_rows``). ``drive_values`` (n_steps, 2, len(driven)) are f and f'' of the driven instances
-    ``driven`` (columns of the model's ``drive``) at each step's end, ``load_values`` (n_steps, loads, 3) the
+    ``driven`` (their positions in the model's ``drive``, (2, n)) at each step's end, ``load_values`` (n_steps, loads, 3) the
     applied loads' vectors there. Returns ``(steps taken, outcome of the
     last attempt)``; ``last_a`` gets the algorithmic acceleration of the last state, ``stats`` the Newton
     iterations and factorizations."""
@@ -569,9 +571,9 @@ def alpha_run(n_steps, t0, t_end, h, h_max, q0, v0, vd0, a0, lam0, am, af, beta,
             taken = k
             break
         h_try = min(h, h_max, t_end - t)
-        for c in range(driven.size):
-            drive[0, driven[c]] = drive_values[k, 0, c]
-            drive[1, driven[c]] = drive_values[k, 1, c]
+        for c in range(driven.shape[1]):
+            drive[driven[0, c]] = drive_values[k, 0, c]
+            drive[driven[1, c]] = drive_values[k, 1, c]
         if load_values.shape[1]:
             model[6][4][:, :] = load_values[k]
         code = alpha_step(q, v, vd, a, lam, h_try, am, af, beta, gamma, tol, no_q_tol, False, max_iter, act,

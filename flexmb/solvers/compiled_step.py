@@ -50,7 +50,7 @@ class CompiledStep:
         empty_i, empty_f = np.zeros(0, dtype=np.int64), np.zeros(0)
         # joint primitive groups, flat and concatenated (compiled/step.py: gtab)
         gtab, gather, scatter, u0, S, drive = [], [], [], [], [], []
-        self._drivers = []          # (group, columns of drive) of groups with driven instances
+        self._drivers = []          # (group, positions of f and f'' in drive) of groups with driven instances
         og = ou = os_ = dc = oj = oh = 0
         for g in asm.groups:
             n, nx, sm = g.n, g.nx, g.S.shape[3]
@@ -64,13 +64,13 @@ class CompiledStep:
             s[:, :slots] = g.S
             u0.append(u.reshape(-1))
             S.append(s.reshape(-1))
-            drive.append(g.drive)
+            drive.append(g.drive.reshape(-1))      # f, f'', constant: each (n,)
             if g.drivers:
-                self._drivers.append((g, dc + g.driven))
+                self._drivers.append((g, 3 * dc + g.driven, 3 * dc + n + g.driven))
             og, ou, os_, dc = og + n * nx, ou + 9 * n, os_ + 9 * n * sm, dc + n
             oj, oh = oj + n * g.r * nx, oh + n * nx * nx
         cat = np.concatenate
-        self.drive = cat(drive, axis=1) if drive else np.zeros((3, 0))
+        self.drive = cat(drive) if drive else empty_f
         # flexible-body groups (compiled/flexible.py pack buffers), flat and concatenated
         ftab, fdata, idata, wdata, ftabs, fidx, pos_flex = [], [], [], [], [], [], []
         offs = np.zeros(6, dtype=np.int64)
@@ -97,7 +97,8 @@ class CompiledStep:
         self.model = (bodies, joints, flex, norm, self._springs(asm, dense), self._contacts(asm, dense),
                       self._loads(asm, dense), np.flatnonzero(asm.driver_rows).astype(np.int64))
         self._no_contacts = (empty_f, np.zeros(0, dtype=bool), empty_f)
-        self.driven = cat([cols for _, cols in self._drivers] or [empty_i])
+        self.driven = np.array([cat([c0 for _, c0, _ in self._drivers] or [empty_i]),
+                                cat([c1 for _, _, c1 in self._drivers] or [empty_i])], dtype=np.int64).reshape(2, -1)
         self.blocks_allowed = not asm._stability_bodies      # the stability check runs after each step, in Python
         from ..compiled import step
         self._step, self._run, self.CONVERGED = step.alpha_step, step.alpha_run, step.CONVERGED
@@ -236,9 +237,9 @@ class CompiledStep:
                 and asm.nonholonomic.m == 0 and not asm.interface_loads)
 
     def _set_drivers(self, t: float) -> None:
-        for g, cols in self._drivers:
+        for g, p0, p1 in self._drivers:
             f, _, fa = g.driver_terms(t)
-            self.drive[0, cols], self.drive[1, cols] = f, fa
+            self.drive[p0], self.drive[p1] = f, fa
 
     def step(self, s, h: float, params, tol: float, max_iter: int, q_tol):
         """The step of size h from state ``s`` as ``(q, v, vd, a, lam, iterations, factorizations)``, or
@@ -267,9 +268,9 @@ class CompiledStep:
         while len(times) < n and t < done:
             t = t + min(h, h_max, t_end - t)
             times.append(t)
-        values = np.zeros((len(times), 2, self.driven.size))
+        values = np.zeros((len(times), 2, self.driven.shape[1]))
         n, c = len(times), 0
-        for g, _ in self._drivers:
+        for g, _, _ in self._drivers:
             for d in g.drivers:         # a block ends before a time at which a driver function fails
                 f, fa, ok = d.sample(times[:n])
                 n = min(n, ok)
