@@ -108,65 +108,24 @@ class CompiledStep:
         """The spring-damper groups' part of the model (compiled/step.py); ``self._refs`` keeps each
         group with its slice of the unwrapping references, which are the groups' history."""
         groups = family_blocks(asm, ScalarSpringGroup)
-        stab, gather, scatter, vec, shp, k, c, x0, sides, pos = [], [], [], [], [], [], [], [], [], []
-        self._refs = []
-        og = ov = osh = op = opos = 0
-        for g, hs in groups:
-            n, nx = g.gather.shape
-            sm = g.shps.shape[3]
-            stab.append((g.code, n, nx, g.n_modes[0], g.n_modes[1], sm, og, ov, osh, op, opos, 0))
-            gather.append(g.gather.reshape(-1))
-            scatter.append(g.scatter.reshape(-1))
-            vec.append(g.vecs.reshape(-1))
-            shp.append(g.shps.reshape(-1))
-            k.append(g.k)
-            c.append(g.c)
-            x0.append(g.x0)
-            sides.append(g.sides)
-            pos.append(dense[hs])
-            self._refs.append((g, slice(op, op + n)))
-            og, ov, osh, op, opos = og + n * nx, ov + 12 * n, osh + 12 * n * sm, op + n, opos + n * nx * nx
-        cat = np.concatenate
-        ei, ef = np.zeros(0, dtype=np.int64), np.zeros(0)
-        self._sref = np.zeros(op)
+        tab, gather, scatter, vec, shp, sides, pos, first = _pack_measures([(g, g, h) for g, h in groups], dense)
+        self._refs = [(g, slice(a, a + g.n)) for (g, _), a in zip(groups, first)]
+        self._sref = np.zeros(int(sum(g.n for g, _ in groups)))
         # element history that a block moves on: the energy check of a saved row must see it at that row
-        self.keeps_history = any(g.measure == "angle" for g, _ in self._refs)
-        return (np.array(stab, dtype=np.int64).reshape(-1, 12), cat(gather or [ei]), cat(scatter or [ei]),
-                cat(vec or [ef]), cat(shp or [ef]), cat(k or [ef]), cat(c or [ef]), cat(x0 or [ef]), self._sref,
-                np.array(sides, dtype=np.int64).reshape(-1, 4), cat(pos or [ei]))
+        self.keeps_history = any(g.measure == "angle" for g, _ in groups)
+        k, c, x0 = (_cat([getattr(g, a) for g, _ in groups], float) for a in ("k", "c", "x0"))
+        return tab, gather, scatter, vec, shp, k, c, x0, self._sref, sides, pos
 
     def _contacts(self, asm, dense) -> tuple:
         """The contact groups' part of the model tuple (compiled/step.py); their approach-speed history is read
         from the groups at each call (:meth:`_dynamic`)."""
         groups = family_blocks(asm, ContactGroup)
-        ctab, gather, scatter, vec, shp, sides, sign, offset, pos = [], [], [], [], [], [], [], [], []
-        law = {k: [] for k in ("kind", "K", "n", "h", "v_min", "c")}
-        og = ov = osh = op = opos = 0
-        for g, hc in groups:
-            m = g.measure
-            n, nx = g.gather.shape
-            sm = m.shps.shape[3]
-            ctab.append((g.code, n, nx, m.n_modes[0], m.n_modes[1], sm, og, ov, osh, op, opos, 0))
-            gather.append(g.gather.reshape(-1))
-            scatter.append(g.scatter.reshape(-1))
-            vec.append(m.vecs.reshape(-1))
-            shp.append(m.shps.reshape(-1))
-            sides.append(m.sides)
-            sign.append(g.sign)
-            offset.append(g.offset.astype(float))
-            for k in law:
-                law[k].append(getattr(g.laws, k))
-            pos.append(dense[hc])
-            og, ov, osh, op, opos = og + n * nx, ov + 12 * n, osh + 12 * n * sm, op + n, opos + n * nx * nx
+        tab, gather, scatter, vec, shp, sides, pos, _ = _pack_measures([(g, g.measure, h) for g, h in groups], dense)
         self._contact_groups = [g for g, _ in groups]
-        cat = np.concatenate
-        ei, ef = np.zeros(0, dtype=np.int64), np.zeros(0)
-        return (np.array(ctab, dtype=np.int64).reshape(-1, 12), cat(gather or [ei]), cat(scatter or [ei]),
-                cat(vec or [ef]), cat(shp or [ef]), np.array(sides, dtype=np.int64).reshape(-1, 4),
-                np.array(sign, dtype=float), cat(offset or [ef]),
-                cat(law["kind"]).astype(np.int64) if groups else ei,
-                *(cat(law[k]).astype(float) if groups else ef for k in ("K", "n", "h", "v_min", "c")),
-                cat(pos or [ei]))
+        laws = [g.laws for g, _ in groups]
+        return (tab, gather, scatter, vec, shp, sides, np.array([g.sign for g, _ in groups], dtype=float),
+                _cat([g.offset for g, _ in groups], float), _cat([w.kind for w in laws], np.int64),
+                *(_cat([getattr(w, a) for w in laws], float) for a in ("K", "n", "h", "v_min", "c")), pos)
 
     def _loads(self, asm, dense) -> tuple:
         """The applied loads' part of the model tuple; their vectors (``lvec``) are set before each step."""
@@ -302,3 +261,28 @@ def family_blocks(asm, kind: type) -> list[tuple]:
 def _plain_contacts(g) -> bool:
     """A contact-pair group the compiled step evaluates: built-in laws, no friction."""
     return isinstance(g, ContactGroup) and not g._user_laws and not g.has_friction.any()
+
+
+def _cat(parts: list, dtype) -> np.ndarray:
+    """The arrays concatenated (an empty array of ``dtype`` for none)."""
+    return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
+
+
+def _pack_measures(groups: list, dense: list) -> tuple:
+    """Springs' and contacts' common part of the model: for ``(group, measure group, block handle)`` triples,
+    the table ``(code, n, nx, m_i, m_j, modes, offsets in gather, vectors, shapes, per-instance values, block
+    positions, 0)``, the flat gathers, scatters, vectors, shapes, sides, block positions, and the first
+    per-instance index of each group."""
+    tab, first = [], []
+    og = ov = osh = op = opos = 0
+    for g, m, _ in groups:
+        n, nx = g.gather.shape
+        sm = m.shps.shape[3]
+        tab.append((g.code, n, nx, m.n_modes[0], m.n_modes[1], sm, og, ov, osh, op, opos, 0))
+        first.append(op)
+        og, ov, osh, op, opos = og + n * nx, ov + 12 * n, osh + 12 * n * sm, op + n, opos + n * nx * nx
+    return (np.array(tab, dtype=np.int64).reshape(-1, 12), _cat([g.gather.reshape(-1) for g, _, _ in groups], np.int64),
+            _cat([g.scatter.reshape(-1) for g, _, _ in groups], np.int64),
+            _cat([m.vecs.reshape(-1) for _, m, _ in groups], float), _cat([m.shps.reshape(-1) for _, m, _ in groups], float),
+            np.array([m.sides for _, m, _ in groups], dtype=np.int64).reshape(-1, 4),
+            _cat([dense[h] for _, _, h in groups], np.int64), first)

@@ -234,14 +234,14 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
                 record(s, run.work_nc, run.work_drivers, run.done, run.h_last)
                 blocks = blocks and run.can_advance()
             else:
-                for k in range(block.n):
-                    step_count += 1
-                    if step_count % save_every == 0 or k == block.n - 1:
-                        s = StepState(float(block.t[k]), block.q[k], block.v[k], block.vd[k],
-                                      block.a_last if k == block.n - 1 else None, block.lam[k])
-                        h_k = float(block.t[k] - (block.t[k - 1] if k else t_before))
-                        record(s, float(block.work_nc[k]), float(block.work_drivers[k]),
-                               run.done and k == block.n - 1, h_k, float(block.off[k]))
+                counts = step_count + 1 + np.arange(block.n)    # the saved rows only, no loop over the steps
+                for k in np.flatnonzero((counts % save_every == 0) | (counts == counts[-1])).tolist():
+                    step_count = int(counts[k])
+                    s = StepState(float(block.t[k]), block.q[k], block.v[k], block.vd[k],
+                                  block.a_last if k == block.n - 1 else None, block.lam[k])
+                    h_k = float(block.t[k] - (block.t[k - 1] if k else t_before))
+                    record(s, float(block.work_nc[k]), float(block.work_drivers[k]),
+                           run.done and k == block.n - 1, h_k, float(block.off[k]))
                 if block.failed:
                     s = run.step()          # the attempt that failed in the block, with retries and diagnostics
                     step_count += 1

@@ -66,11 +66,8 @@ class StallWatch:
     def accepted(self, advances: np.ndarray) -> None:
         """Record accepted steps that advanced the run by ``advances`` (s) each (steps taken in one
         compiled call); they all advanced it, so no stall can be found among them."""
-        for x in advances[-STALL_WINDOW:]:
-            if len(self.advances) == STALL_WINDOW:
-                self.total -= self.advances[0]
-            self.advances.append(float(x))
-            self.total += float(x)
+        self.advances.extend(np.asarray(advances, dtype=float)[-STALL_WINDOW:].tolist())
+        self.total = float(sum(self.advances))
 
 
 class EnergyWatch:
