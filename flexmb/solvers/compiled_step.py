@@ -4,7 +4,7 @@
 Newton-matrix pattern once (the model tuple of :mod:`flexmb.compiled.step`), and then takes a whole
 generalized-alpha step in one compiled call, or a block of fixed steps in one call. A model qualifies when
 it has rigid bodies and flexible bodies (modal, with or without stiffening, or nonlinear beams), joint
-primitives between them (drivers included), applied forces and torques, spring-dampers and bushings,
+primitives between them (drivers included), applied forces and torques, spring-dampers and bushings, DC motors,
 sphere-plane, sphere-sphere and
 clearance contact pairs with built-in laws and no friction, gravity, and no other force elements, velocity
 constraints or joints at stiffened interfaces, and its iteration matrix is small enough for the dense path
@@ -20,6 +20,7 @@ from ..bodies.flexible import FlexibleBody
 from ..bodies.rigid import RigidBody
 from ..contact.pairs import ContactGroup
 from ..forces.applied import AppliedLoadGroup
+from ..forces.motor import DCMotorGroup
 from ..forces.springs import ScalarSpringGroup
 from ..joints.kernels import ROWS, SLOTS
 from .linalg import DENSE_LIMIT
@@ -95,14 +96,18 @@ class CompiledStep:
                 cat(fidx or [empty_i]), cat(pos_flex or [empty_i]))
         norm = (asm.norm.cols, dense[h["norm_jac"]], dense[h["norm_jacT"]], dense[h["norm_hess"]], dense[h["D"]])
         self.model = (bodies, joints, flex, norm, self._springs(asm, dense), self._contacts(asm, dense),
-                      self._loads(asm, dense), np.flatnonzero(asm.driver_rows).astype(np.int64))
+                      self._loads(asm, dense), np.flatnonzero(asm.driver_rows).astype(np.int64),
+                      self._motors(asm, dense))
         self._no_contacts = (empty_f, np.zeros(0, dtype=bool), empty_f)
         self.driven = np.array([cat([c0 for _, c0, _ in self._drivers] or [empty_i]),
                                 cat([c1 for _, _, c1 in self._drivers] or [empty_i])], dtype=np.int64).reshape(2, -1)
         self.blocks_allowed = not asm._stability_bodies      # the stability check runs after each step, in Python
+        # the block inputs of a single step: drivers, loads and voltages are set in the model itself
+        self._no_driven = np.zeros((2, 0), dtype=np.int64)
+        self._no_values, self._no_loads = np.zeros((1, 2, 0)), np.zeros((1, 0, 3))
+        self._no_volts, self._no_rows = np.zeros((1, 0)), np.zeros(0, dtype=np.int64)
         from ..compiled import step
-        self._step, self._run, self.CONVERGED = step.alpha_step, step.alpha_run, step.CONVERGED
-        self.stats = np.zeros(3)
+        self._run, self.CONVERGED = step.alpha_run, step.CONVERGED
 
     def _springs(self, asm, dense) -> tuple:
         """The spring-damper groups' part of the model (compiled/step.py); ``self._refs`` keeps each
@@ -138,9 +143,47 @@ class CompiledStep:
         self._lvec = np.zeros((g.n, 3))
         return g.idx, g.is_force, g.body_fixed, g.s, self._lvec, dense[hl]
 
+    def _motors(self, asm, dense) -> tuple:
+        """The DC motors' part of the model tuple (compiled/step.py); their voltages (``mV``) are set before each
+        step."""
+        groups = family_blocks(asm, DCMotorGroup)
+        self._motor_groups = [g for g, _ in groups]
+        tab, og = [], np.zeros(5, dtype=np.int64)
+        for g, _ in groups:
+            m = g.measure
+            n, nx = m.gather.shape
+            sm = m.shps.shape[3]
+            tab.append((n, nx, m.n_modes[0], m.n_modes[1], sm, *og))
+            og += (n * nx, 12 * n, 12 * n * sm, n, n * (nx + 1) ** 2)
+        ms = [g.measure for g, _ in groups]
+        self._volts = np.zeros(int(sum(g.n for g, _ in groups)))
+        return (np.array(tab, dtype=np.int64).reshape(-1, 10), _cat([m.gather.reshape(-1) for m in ms], np.int64),
+                _cat([g.scatter.reshape(-1) for g, _ in groups], np.int64), _cat([m.vecs.reshape(-1) for m in ms], float),
+                _cat([m.shps.reshape(-1) for m in ms], float),
+                np.array([m.sides for m in ms], dtype=np.int64).reshape(-1, 4), _cat([g.state for g, _ in groups], np.int64),
+                _cat([m.angle_ref for m in ms], float), *(_cat([getattr(g, a) for g, _ in groups], float)
+                                                          for a in ("K_p", "r_a", "L_a", "D")),
+                self._volts, _cat([dense[h] for _, h in groups], np.int64))
+
     def _set_loads(self, t: float) -> None:
         if self._load_group is not None:
             self._lvec[:] = self._load_group.vectors(t)
+        if self._motor_groups:
+            self._volts[:] = np.concatenate([g.supply(t) for g in self._motor_groups])
+
+    def _sample_voltages(self, times: list) -> tuple[np.ndarray, int]:
+        """The motors' supply voltages (len(times), motors) at the block's times and how many leading times are
+        valid (the block ends before a time at which a voltage function raises; the general step then raises
+        it with its message)."""
+        out = np.zeros((len(times), self._volts.size))
+        if not self._motor_groups:
+            return out, len(times)
+        for i, t in enumerate(times):
+            try:
+                out[i] = np.concatenate([g.supply(t) for g in self._motor_groups])
+            except Exception:   # noqa: BLE001 - the general step raises it, with the states so far kept
+                return out, i
+        return out, len(times)
 
     def _sample_loads(self, times: list) -> tuple[np.ndarray, int]:
         """The load vectors (len(times), loads, 3) at the block's times and how many leading times are valid:
@@ -189,7 +232,7 @@ class CompiledStep:
         """Whether a compiled model can take the compiled step (see the module's docstring)."""
         s = asm.system
         return (not reuse_matrix and asm.nq + asm.m <= DENSE_LIMIT
-                and all(isinstance(g, (ScalarSpringGroup, AppliedLoadGroup)) or _plain_contacts(g)
+                and all(isinstance(g, (ScalarSpringGroup, AppliedLoadGroup, DCMotorGroup)) or _plain_contacts(g)
                         for g in asm.families)
                 and all(isinstance(b, (RigidBody, FlexibleBody)) for b in s.bodies)
                 and not any(g._python_structures for g in asm.flexible)
@@ -202,19 +245,26 @@ class CompiledStep:
 
     def step(self, s, h: float, params, tol: float, max_iter: int, q_tol):
         """The step of size h from state ``s`` as ``(q, v, vd, a, lam, iterations, factorizations)``, or
-        None when its Newton iteration fails (the caller repeats it on the general path)."""
+        None when its Newton iteration fails (the caller repeats it on the general path). It is a block of one
+        step through the same compiled entry point as :meth:`run` (one function to compile, not two); the
+        caller books its energy and history."""
         self._set_drivers(s.t + h)
         self._set_loads(s.t + h)
         self._load_history()
         nq, m = s.q.size, s.lam.size
-        q, v, vd, a, lam = np.empty(nq), np.empty(nq), np.empty(nq), np.empty(nq), np.empty(m)
+        out = (np.empty(1), np.empty((1, nq)), np.empty((1, nq)), np.empty((1, nq)), np.empty((1, m)), np.empty(1),
+               np.empty(1), np.empty(1))
+        a = np.empty(nq)
+        stats = np.zeros(2)
         use_q_tol = q_tol is not None
-        code = self._step(s.q, s.v, s.vd, s.a, s.lam, h, params.alpha_m, params.alpha_f, params.beta, params.gamma,
-                          tol, q_tol if use_q_tol else s.q, use_q_tol, max_iter, self.asm.active, self.model,
-                          self._dynamic(), self.asm.inertia_scale, q, v, vd, a, lam, self.stats)
-        if code != self.CONVERGED:
+        # t_end = inf: the step is h exactly (alpha_run takes min(h, h_max, t_end - t))
+        k, code = self._run(1, s.t, np.inf, h, h, s.q, s.v, s.vd, s.a, s.lam, params.alpha_m, params.alpha_f,
+                            params.beta, params.gamma, tol, q_tol if use_q_tol else s.q, use_q_tol, max_iter,
+                            self.asm.active, self._no_driven, self._no_values, self._no_loads, self._no_volts, False,
+                            self._no_rows, self.model, self._dynamic(), self.asm.inertia_scale, *out, a, stats)
+        if k != 1:
             return None
-        return q, v, vd, a, lam, int(self.stats[0]), int(self.stats[1])
+        return out[1][0], out[2][0], out[3][0], a, out[4][0], int(stats[0]), int(stats[1])
 
     def run(self, s, n: int, t_end: float, h: float, h_max: float, params, tol: float, max_iter: int,
             energy: bool) -> tuple[StepBlock, int, int]:
@@ -237,6 +287,8 @@ class CompiledStep:
                 c += 1
         loads, n_ok = self._sample_loads(times[:n])
         n = min(n, n_ok)
+        volts, n_ok = self._sample_voltages(times[:n])
+        n = min(n, n_ok)
         nq, m = s.q.size, s.lam.size
         out = (np.empty(n), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, m)), np.empty(n),
                np.empty(n), np.empty(n))
@@ -245,8 +297,8 @@ class CompiledStep:
         stats = np.zeros(2)
         self._load_history()
         k, code = self._run(n, s.t, t_end, h, h_max, s.q, s.v, s.vd, s.a, s.lam, params.alpha_m, params.alpha_f,
-                            params.beta, params.gamma, tol, max_iter, self.asm.active, self.driven, values, loads,
-                            energy, off_rows, self.model, self._dynamic(), self.asm.inertia_scale, *out, a_last,
+                            params.beta, params.gamma, tol, s.q, False, max_iter, self.asm.active, self.driven, values,
+                            loads[:n], volts[:n], energy, off_rows, self.model, self._dynamic(), self.asm.inertia_scale, *out, a_last,
                             stats)
         self._store_history()
         block = StepBlock(k, *(x[:k] for x in out[:5]), a_last, *(x[:k] for x in out[5:]), code != self.CONVERGED)
