@@ -273,13 +273,14 @@ def _motor_group(g, motors):
 def motors_power(q, v, motors):
     """Supply power minus losses ``sum V i - r_a i^2 - D omega^2`` (W) of the DC motors at their current
     voltages (as ``DCMotorGroup.power``)."""
+    false_, angle_ = np.bool_(False), np.int64(ANGLE)  # no literals (docs/architecture.md §2)
     qe, ve = _extended(q, v)
     P = 0.0
     for g in range(motors[0].shape[0]):
         mi, mj, gg, sc_, vec, shp, sides, state, ref, K, ra, L, D, V, pos = _motor_group(g, motors)
         n, nx = gg.shape
         x, w = np.empty(n), np.empty(n)
-        measure_kernel(ANGLE, qe, ve, gg, vec, shp, sides, mi, mj, ref, False, x, w, np.empty((n, nx)),
+        measure_kernel(angle_, qe, ve, gg, vec, shp, sides, mi, mj, ref, false_, x, w, np.empty((n, nx)),
                        np.empty((0, nx, nx)))
         for i in range(n):
             cur = v[state[i]]
@@ -291,13 +292,14 @@ def motors_power(q, v, motors):
 def accept_springs(q, v, springs):
     """After an accepted step: the unwrapping reference of angle springs moves to their angles there (as
     ``ScalarSpringGroup.accept``); returns the dampers' power ``-sum c x_dot^2`` (W)."""
+    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
     qe, ve = _extended(q, v)
     P = 0.0
     for sg in range(springs[0].shape[0]):
         code, mi, mj, gg, sc_, vec, shp, sides, k, c, x0, ref, pos = _spring_group(sg, springs)
         n, nx = gg.shape
         x, xd = np.empty(n), np.empty(n)
-        measure_kernel(code, qe, ve, gg, vec, shp, sides, mi, mj, ref, False, x, xd, np.empty((n, nx)),
+        measure_kernel(code, qe, ve, gg, vec, shp, sides, mi, mj, ref, false_, x, xd, np.empty((n, nx)),
                        np.empty((0, nx, nx)))
         for i in range(n):
             P -= c[i] * xd[i] * xd[i]
@@ -315,6 +317,7 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
     switched off (zero row, 1 on the diagonal), as in ``Assembly.residual``. ``dyn`` holds the contacts'
     approach-speed history ``(speed, in_contact, last_rate)`` per pair. Returns False when a spring or a
     sphere-sphere contact has no direction (coincident points)."""
+    false_, angle_ = np.bool_(False), np.int64(ANGLE)  # no literals (docs/architecture.md §2)
     bodies, joints, flex, norm, springs, contacts, loads, driver_rows, motors = model
     idx, mass, J, gravity, pos_body = bodies
     gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess = joints
@@ -379,7 +382,7 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
         n, nx = gg.shape
         rm = np.empty((n, nx + 1))
         bm = np.empty((n if with_matrix else 1, nx + 1, nx + 1))
-        motor_kernel(ANGLE, qe, ve, vd, gg, state, vec, shp, sides, mi, mj_, ref, K, ra, L, D, V, cM, cC, cK,
+        motor_kernel(angle_, qe, ve, vd, gg, state, vec, shp, sides, mi, mj_, ref, K, ra, L, D, V, cM, cC, cK,
                      with_matrix, rm, bm)
         add_at(r, sc_.reshape(-1), rm.reshape(-1))
         if with_matrix:
@@ -394,7 +397,7 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
         Jc, Hv, rc = np.empty((n, nx)), np.empty((n, nx)), np.empty((n, nx))
         bc = np.empty((n if with_matrix else 1, nx, nx))
         if contact_kernel(code, qe, ve, gg, vec, shp, sides, mi, mj_, sign, offset, kind, K, nn, hh, vmin, cc,
-                          speed[par], in_contact[par], last_rate[par], False, cC, cK, with_matrix, x, xd, F, dF,
+                          speed[par], in_contact[par], last_rate[par], false_, cC, cK, with_matrix, x, xd, F, dF,
                           dFd, Jc, Hv, rc, bc) >= 0:
             return False
         add_at(r, sc_.reshape(-1), rc.reshape(-1))
@@ -533,11 +536,12 @@ def powers(q, v, lam, act, model):
     joints, flex, norm, loads, driver_rows = model[1], model[2], model[3], model[6], model[7]
     ftab, fdata, idata, wdata, ftabs = flex[0], flex[1], flex[2], flex[3], flex[4]
     gtab, gather = joints[0], joints[1]
+    damping_ = np.int64(3)      # energy(): the damping power (no literal, docs/architecture.md §2)
     p_nc = loads_power(q, v, loads) + motors_power(q, v, model[8])
     for f in range(ftab.shape[0]):
         p_nc += flexible_energy(v, v, fdata[ftab[f, 0]:ftab[f, 0] + ftab[f, 1]],
                                 idata[ftab[f, 2]:ftab[f, 2] + ftab[f, 3]], wdata[ftab[f, 4]:ftab[f, 4] + ftab[f, 5]],
-                                ftabs[ftab[f, 6]:ftab[f, 6] + ftab[f, 7]], 3, np.zeros(0))
+                                ftabs[ftab[f, 6]:ftab[f, 6] + ftab[f, 7]], damping_, np.zeros(0))
     if driver_rows.size == 0:
         return p_nc, 0.0
     nb = norm[0].shape[0]
@@ -565,10 +569,11 @@ def powers(q, v, lam, act, model):
 @njit(cache=True, inline="always")
 def loads_power(q, v, loads):
     """Power ``sum Q . v`` (W) of the applied loads at their current vectors (as ``AppliedLoadGroup.power``)."""
+    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
     lidx = loads[0]
     if lidx.shape[0] == 0:
         return 0.0
-    return loads_kernel(q, v, lidx, loads[1], loads[2], loads[3], loads[4], 0.0, False,
+    return loads_kernel(q, v, lidx, loads[1], loads[2], loads[3], loads[4], 0.0, false_,
                         np.empty((lidx.shape[0], 7)), np.empty((1, 7, 7)))
 
 
@@ -605,10 +610,11 @@ def alpha_run(n_steps, t0, t_end, h, h_max, q0, v0, vd0, a0, lam0, am, af, beta,
     state at ``t0``, each state into row k of ``out_*``: time, q, v, vd, lambda, the non-conservative and
     driver powers (when ``energy``) and the largest |Phi| of the rows switched off as redundant
     (``off_rows``). ``drive_values`` (n_steps, 2, len(driven)) are f and f'' of the driven instances
-    ``driven`` (their positions in the model's ``drive``, (2, n)) at each step's end, ``q_tol`` the absolute
-    tolerances of the coordinates when ``use_q_tol`` (:func:`~flexmb.compiled.stepping.newton_weights`), ``load_values`` (n_steps, loads, 3) the
-    applied loads' vectors there, ``voltage_values`` (n_steps, motors) the motors' supply voltages. Returns ``(steps taken, outcome of the
-    last attempt)``; ``last_a`` gets the algorithmic acceleration of the last state, ``stats`` the Newton
+    ``driven`` (their positions in the model's ``drive``, (2, n)) at each step's end, ``load_values``
+    (n_steps, loads, 3) the applied loads' vectors there, ``voltage_values`` (n_steps, motors) the motors'
+    supply voltages; ``q_tol`` the absolute tolerances of the coordinates when ``use_q_tol``
+    (:func:`~flexmb.compiled.stepping.newton_weights`). Returns ``(steps taken, outcome of the last
+    attempt)``; ``last_a`` gets the algorithmic acceleration of the last state, ``stats`` the Newton
     iterations and factorizations."""
     drive = model[1][5]
     nq, m = q0.size, lam0.size

@@ -128,10 +128,10 @@ def compile_kernels(verbose: bool = True, jobs: int | None = None) -> float:
     else:
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
-        # one worker compiles the compiled step (model 1: rigid bodies and a joint) while the others take the
-        # force and contact kernels and the flexible ones; the other rigid-joint models come last and load the
-        # step from the cache instead of compiling it again in parallel
-        order = [0, 1, n - 4, *range(n - 1, n - 4, -1), *range(2, n - 4)]
+        # one worker compiles the compiled step (model 1: rigid bodies, joints, springs, loads and a motor, all
+        # on the compiled step) while the others take the contact and crash kernels and the flexible ones; the
+        # rigid-joint models come last and load the step from the cache instead of compiling it again
+        order = [0, n - 4, *range(n - 1, n - 4, -1), *range(1, n - 4)]
         pool = ProcessPoolExecutor(jobs, mp_context=mp.get_context("fork"))
         done = pool.map(_warm, order)
     for k, kinds, cpu in done:
