@@ -180,5 +180,11 @@ def test_bad_input():
         fm.SheaveRope((s.ground, (-1.0, 0, 0)), (b, (0.1, -1.0, 0.0)), [], EA=0.0)
     with pytest.raises(ModelError, match="sense"):
         fm.Sheave(s.ground, (0, 0, 0), 0.5, sense=2)
+    with pytest.raises(ModelError, match="RigidBody"):
+        fm.SheaveRope(("ground", (-1.0, 0, 0)), (b, (0.1, -1.0, 0.0)), [], EA=1.0)
+    with pytest.raises(ModelError, match="not both"):
+        fm.SheaveRope((s.ground, (-1.0, 0, 0)), (b, (0.1, -1.0, 0.0)), [], EA=1.0, length=1.0, initial_tension=1.0)
+    r = fm.SheaveRope((s.ground, (-1.0, 0, 0)), (b, (0.1, -1.0, 0.0)), [], EA=100.0, initial_tension=1.0)
+    assert r.free_length == pytest.approx(r.initial_length / 1.01, rel=1e-15)
     with pytest.raises(ModelError, match="payout"):
         fm.SheaveRope((s.ground, (-1.0, 0, 0)), (b, (0.1, -1.0, 0.0)), [], EA=1.0, payout=lambda t: 1.0 + t)

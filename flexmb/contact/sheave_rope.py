@@ -40,6 +40,7 @@ import numpy as np
 from .. import checks
 from .. import rotations as rot
 from ..bodies.base import Body, Ground
+from ..bodies.rigid import RigidBody
 from ..errors import ModelError
 from ..forces.base import ForceElement
 from ..groups import ElementGroup, EvalState
@@ -63,8 +64,8 @@ class Sheave:
                  name: str = "sheave"):
         self.name = name
         owner = f"sheave {name!r}"
-        if not isinstance(body, Body):
-            raise ModelError(f"{owner}: body must be a Body (or system.ground), got {body!r}")
+        if not isinstance(body, (RigidBody, Ground)):
+            raise ModelError(f"{owner}: body must be a RigidBody or system.ground, got {body!r}")
         self.body = body
         self.center = checks.vector(center, "center", owner)
         self.radius = checks.scalar(radius, "radius", owner, sign="positive", unit=" m")
@@ -86,8 +87,9 @@ def _as_end(end, what: str, owner: str) -> tuple[Body, np.ndarray]:
         body, point = end
     except (TypeError, ValueError):
         raise ModelError(f"{owner}: {what} must be a (body, point) pair, got {end!r}") from None
-    if not isinstance(body, Body):
-        raise ModelError(f"{owner}: the body of {what} must be a Body (or system.ground), got {body!r}")
+    if not isinstance(body, (RigidBody, Ground)):
+        raise ModelError(f"{owner}: the body of {what} must be a RigidBody or system.ground (points of flexible "
+                         f"bodies are not supported), got {body!r}")
     return body, checks.vector(point, what, owner)
 
 
@@ -114,14 +116,16 @@ class SheaveRope(ForceElement):
         payout: rope paid out at the start since t = 0, ``p(t)`` (m; negative: reeled in), a TimeFunction (e.g.
             :func:`flexmb.payout_profile`), a callable or a number; ``p(0) = 0``.
         length: unstretched length ``ell0`` (m) at t = 0; default: the rope's length at the initial
-            configuration (taut with no tension).
+            configuration ``L0`` shortened to carry ``initial_tension``, ``ell0 = L0 / (1 + T0/EA)``.
+        initial_tension: ``T0`` (N, >= 0), the tension of the rope as drawn when ``length`` is not given (0: taut
+            with no tension; a static solve needs a taut rope at its start to see its stiffness).
         name: element name.
     """
 
     kind = "sheave rope"
 
     def __init__(self, start, end, via=(), *, EA: float, damping_time: float = 0.0, payout=0.0,
-                 length: float | None = None, name: str | None = None):
+                 length: float | None = None, initial_tension: float = 0.0, name: str | None = None):
         super().__init__(name)
         owner = self.owner
         self.start = _as_end(start, "start", owner)
@@ -147,8 +151,11 @@ class SheaveRope(ForceElement):
             raise ModelError(f"{owner}: payout(0) must be 0 (rope paid out since the start), got {p0:g} m")
         self._build_terms()
         self.initial_length = float(sum(self._term_values()) + self.constant)
-        self.free_length = self.initial_length if length is None else checks.scalar(
-            length, "length", owner, sign="positive", unit=" m")
+        T0 = checks.scalar(initial_tension, "initial_tension", owner, sign="non-negative", unit=" N")
+        if length is not None and T0 > 0.0:
+            raise ModelError(f"{owner}: give length or initial_tension, not both")
+        self.free_length = (self.initial_length / (1.0 + T0 / self.EA) if length is None else
+                            checks.scalar(length, "length", owner, sign="positive", unit=" m"))
 
     # -- geometry at the initial configuration -----------------------------------------------------------------
     def _build_terms(self) -> None:

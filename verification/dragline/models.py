@@ -146,8 +146,8 @@ class Dragline:
         self.hoist_socket = coupler_c + 0.75 * up
         self.boom_sheave = fm.Sheave(boom, P, BOOM_SHEAVE_R, axis=Z, sense=-1, name="boom-point sheave")
         self.hoist = s.add(fm.SheaveRope((house, HOIST_DRUM), (coupler, self.hoist_socket), [self.boom_sheave],
-                                         EA=HOIST_EA, damping_time=TAU, payout=hoist_payout, name="hoist rope"))
-        self.hoist.free_length = self.hoist.initial_length / (1.0 + HOIST_T0 / HOIST_EA)
+                                         EA=HOIST_EA, damping_time=TAU, payout=hoist_payout, initial_tension=HOIST_T0,
+                                         name="hoist rope"))
         # drag: drum in the house -> under the fairlead sheave (counter-clockwise) -> clevis -> drag chain -> hitch
         hitch = B + HITCH
         clevis_c = hitch - np.array([2 * DRAG_LINK, 0.0, 0.0])
@@ -160,8 +160,8 @@ class Dragline:
         self.drag_socket = clevis_c
         self.fairlead = fm.Sheave(house, FAIRLEAD, FAIRLEAD_R, axis=Z, sense=1, name="fairlead sheave")
         self.drag = s.add(fm.SheaveRope((house, DRAG_DRUM), (clevis, clevis_c), [self.fairlead], EA=DRAG_EA,
-                                        damping_time=TAU, payout=drag_payout, name="drag rope"))
-        self.drag.free_length = self.drag.initial_length / (1.0 + DRAG_T0 / DRAG_EA)
+                                        damping_time=TAU, payout=drag_payout, initial_tension=DRAG_T0,
+                                        name="drag rope"))
         # dump rope: clevis -> over the dump block (clockwise) -> arch
         self.dump = None
         self.dump_ends = (clevis_c + 0.5 * up, B + ARCH)
