@@ -17,13 +17,17 @@ m, s, N).
   - drag rope: from the drag drum in the house (tangent point (2, 8) m) down under the fairlead sheave (centre
     (10, 3.5) m, radius 0.9 m) and out to the drag clevis; two 83 mm ropes lumped, EA = 6.3e8 N. The fairlead's
     sheaves are lumped into one whose axis is normal to the boom plane; the drum sits above it, so the rope bends
-    around its underside whether the clevis is at grade or hoisted (wrap 27 to 50 deg);
+    around its underside whether the clevis is at grade or hoisted (wrap 34 deg at rest);
   - dump rope: one 50 mm rope (EA = 1.1e8 N) from the drag clevis up over the dump block (a sheave of radius 0.6
-    m on a hanger from the hoist coupler) and down to the bucket's arch; its unstretched length is 0.10 m shorter
-    than its path at rest with the rope left out (``DUMP_SHORTER``), so it holds the bucket's front up while the
-    drag pulls and goes slack when the drag pays out: the bucket then tips about its trunnions and dumps;
+    m on a 2 t hanger pinned to the hoist coupler, 2.1 m below and in front of the pin) and down to the bucket's
+    arch; its unstretched length is 3 m shorter than its path at rest with the rope left out (``DUMP_SHORTER``; the
+    hanger then hangs below the coupler), so at rest it carries 62 kN and lifts the bucket's front by 6 deg; it
+    holds the front up while the drag pulls and loses its pull when the drag pays out: the bucket then turns
+    mouth-down about its trunnions (the dump);
+  - the hoist and drag ropes' unstretched lengths: drawn lengths shortened to carry 1.05 MN and 0.35 MN (the hand
+    statics), so that the static solve starts with taut ropes;
 * rigging, each pair of the machine lumped into one member in the plane of symmetry (the thesis models both):
-  hoist coupler 2 t; dump-block hanger with its block 2 t; upper hoist chain 2 links x 2 m, 1 t each; spreader bar
+  hoist coupler 2 t; upper hoist chain 2 links x 2 m, 1 t each; spreader bar
   3 t (5 m across); lower hoist chain 2 links x 2.5 m, 1.25 t each; drag chain 2 links x 3 m, 1.5 t each, from the
   drag clevis (0.5 t) to the bucket's hitch. Chain links are rigid bodies on universal joints (seed 000 Ch. 5),
   fixed to bodies by revolute joints;
