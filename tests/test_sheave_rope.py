@@ -12,6 +12,7 @@ docs/theory-ropes.md §9), against central differences and closed forms.
   reproduces up to the Newton tolerance).
 * A sheave on a moving block in a bight of the rope, with two eyes: (M + 4 m) x_dd = (M - 2 m) g, parabola to
   1e-9 m.
+* The same with a fixed sheave after the moving one (a span between two sheaves: their common tangent).
 * Out of the sheave's plane (fleet angle): energy conserved without damping, 1e-5 of the kinetic energy.
 * Slack: a rope longer than the path carries nothing; the mass falls freely (exact parabola, 1e-9 m) and the
   tension is 0 until the rope comes taut.
@@ -50,6 +51,16 @@ def test_blocks_match_central_differences():
                          payout=pay, length=None, name="r")
     rope.free_length *= 0.9           # taut at every state below
     s.add(rope)
+    # two sheaves in a row on two moving bodies (a common tangent), axes tilted alike
+    n = np.array([0.1, 0.2, 1.0]) / np.linalg.norm([0.1, 0.2, 1.0])
+    c1 = np.array([1.0, 2.5, 0.0])
+    c2 = c1 + np.cross(n, [0.0, 0.0, 1.0]) * 3.0
+    s3 = fm.Sheave(a, c1, 0.3, axis=n, sense=1, name="s3")
+    s4 = fm.Sheave(b, c2, 0.2, axis=n, sense=-1, name="s4")
+    r2 = fm.SheaveRope((s.ground, c1 + 2.0 * np.cross(n, [1.0, 0.0, 0.0])), (a, c2 + 1.5 * np.cross(n, [0.0, 1.0, 0.0])),
+                       [s3, s4], EA=2e4, damping_time=0.02, name="r2")
+    r2.free_length *= 0.9
+    s.add(r2)
     asm = s.compile()
     rng = np.random.default_rng(3)
     q0, v0 = asm.initial_state()
@@ -59,7 +70,7 @@ def test_blocks_match_central_differences():
     lam = np.zeros(asm.m)
     t = 0.3
     g = [f for f in asm.families if type(f).__name__ == "SheaveRopeGroup"][0]
-    assert g.evaluate(asm.eval_state(q, v, acc, t), t)[2][0, 2] > 0.0      # taut
+    assert np.all(g.evaluate(asm.eval_state(q, v, acc, t), t)[2][:, 2] > 0.0)      # taut
     for coef, fun, x in [((0, 0, 1, 1, 0), lambda x: asm.residual(x, v, acc, lam, t)[0], q),
                          ((0, 1, 0, 0, 0), lambda x: asm.residual(q, x, acc, lam, t)[0], v)]:
         S = asm.residual(q, v, acc, lam, t, coef=coef)[2]
@@ -154,6 +165,28 @@ def test_moving_sheave_and_eye():
     assert np.abs(rope.tension(res) - T0).max() < 1e-6 * T0
 
 
+def test_moving_sheave_then_fixed_sheave():
+    """As above with a fixed sheave (radius R at (2R, 0)) instead of the eyes: the rope goes from under the block
+    straight up onto the fixed sheave (a span between two sheaves: their common tangent), over it and down to m.
+    Length 3 + pi R + 3 + pi R + 2; the same closed form, 1e-9 m."""
+    R, M, m, EA = 0.3, 30.0, 5.0, 1e7
+    s = fm.System(gravity=(0, -G, 0))
+    blk = s.add(fm.RigidBody(M, (0.5, 0.5, 0.5), position=(0.0, -3.0, 0.0), name="block"))
+    load = s.add(fm.RigidBody(m, (0.1, 0.1, 0.1), position=(3 * R, -2.0, 0.0), name="load"))
+    for b, p in ((blk, (0.0, -3.0, 0.0)), (load, (3 * R, -2.0, 0.0))):
+        s.add(fm.Prismatic(s.ground, b, p, (0.0, 1.0, 0.0)))
+    a = (M - 2 * m) * G / (M + 4 * m)
+    T0 = M * (G - a) / 2
+    rope = s.add(fm.SheaveRope((s.ground, (-R, 0.0, 0.0)), (load, (3 * R, -2.0, 0.0)),
+                               [fm.Sheave(blk, (0.0, -3.0, 0.0), R, sense=1),
+                                fm.Sheave(s.ground, (2 * R, 0.0, 0.0), R, sense=-1)], EA=EA, initial_tension=T0))
+    assert rope.initial_length == pytest.approx(3.0 + math.pi * R + 3.0 + math.pi * R + 2.0, rel=1e-14)
+    res = fm.simulate(s, 0.5, 1e-3)
+    x = -3.0 - res.position(blk)[:, 1]
+    assert np.abs(x - 0.5 * a * res.t ** 2).max() < 1e-9
+    assert np.abs(rope.tension(res) - T0).max() < 1e-6 * T0
+
+
 def test_out_of_plane_swing_is_conservative():
     """A load swinging out of its sheave's plane (fleet angle up to ~20 deg): the length model is a potential, so
     without damping the energy is conserved: to 1e-5 of the initial kinetic energy (measured 3.2e-6 at h = 1 ms and
@@ -214,9 +247,12 @@ def test_bad_input():
     b = s.add(fm.RigidBody(1.0, (1, 1, 1), position=(0.1, -1.0, 0.0)))
     with pytest.raises(ModelError, match="within the radius"):
         fm.SheaveRope((s.ground, (-1.0, 0, 0)), (b, (0.1, -0.2, 0.0)), [fm.Sheave(s.ground, (0, 0, 0), 0.5)], EA=1.0)
-    with pytest.raises(ModelError, match="follow each other"):
+    with pytest.raises(ModelError, match="not in one plane"):
         fm.SheaveRope((s.ground, (-1.0, 0, 0)), (b, (0.1, -1.0, 0.0)),
-                      [fm.Sheave(s.ground, (0, 0, 0), 0.5), fm.Sheave(s.ground, (3, 0, 0), 0.5)], EA=1.0)
+                      [fm.Sheave(s.ground, (0, 0, 0), 0.5), fm.Sheave(s.ground, (3, 0, 0.5), 0.5)], EA=1.0)
+    with pytest.raises(ModelError, match="overlap"):
+        fm.SheaveRope((s.ground, (-1.0, 0, 0)), (b, (0.1, -1.0, 0.0)),
+                      [fm.Sheave(s.ground, (0, 0, 0), 0.5, sense=-1), fm.Sheave(s.ground, (0.8, 0, 0), 0.5)], EA=1.0)
     with pytest.raises(ModelError, match="EA"):
         fm.SheaveRope((s.ground, (-1.0, 0, 0)), (b, (0.1, -1.0, 0.0)), [], EA=0.0)
     with pytest.raises(ModelError, match="sense"):

@@ -5,13 +5,17 @@ ground) and a list of *terms* whose sum is the rope length ``L(q)`` less a const
 body X with a frame of body Y: ``d' = A_Y^T (r_X + A_X u_X - r_Y) - u_c`` in Y's frame, with components
 ``xi = (x, y, z)`` on Y's body-fixed unit vectors (e1', e2', n'), and
 
-    R = 0 (a straight span between two points):   f = |d'|
-    R > 0 (a point and a sheave of radius R):      f = sqrt(|d'|^2 - R^2) - R acos(R/rho) + sigma R atan2(y, x),
-                                                   rho = sqrt(x^2 + y^2)
+    f = c sqrt(|xi|^2 - a^2) + a asin(a / rho) + b atan2(y, x),      rho = sqrt(x^2 + y^2),   c = 1 or 0,
 
-(the free span from P to its tangent point on the sheave, and the point's share of the wrap arc R theta;
-sigma = -s for the span entering the sheave, +s for the span leaving it, s = +1 when the rope runs
-counter-clockwise about n'). ``rope_kernel`` sums the terms into L, its gradient g = dL/dq and Hessian
+* a straight span between two points: c = 1, a = b = 0 (f = |d'|);
+* a point P and a sheave of radius R (Y the sheave's body): c = 1, a = R, b = -s R for the span entering the sheave,
+  +s R for the one leaving it (s = +1 when the rope runs counter-clockwise about n'): the free span to the tangent
+  point and the point's share of the wrap arc R theta, up to a constant;
+* a span between two coplanar sheaves (radii R1, R2, senses s1, s2; P = the centre of sheave 2): c = 1,
+  a = s1 R1 - s2 R2, b = s1 R1 in sheave 1's frame, and c = 0, a = 0, b = -s2 R2 in sheave 2's frame (P = the
+  centre of sheave 1): the common tangent and both sheaves' shares of their wraps.
+
+``rope_kernel`` sums the terms into L, its gradient g = dL/dq and Hessian
 H = d^2L/dq^2 over the rope's coordinates, then applies the tension-only law
 
     ell = ell(t) (unstretched length),   delta = L - ell,   delta_dot = g . q_dot - ell_dot,
@@ -28,7 +32,7 @@ from .rotations import rotation_matrix
 
 
 @njit(cache=True)
-def _term(qe, ve, g, bx, by, ux, uc, E, R, sigma, S, cols, fxi, hxi, Jd, Hd, A_Y, A_X, dAX, dAY):
+def _term(qe, ve, g, bx, by, ux, uc, E, R, sigma, span, S, cols, fxi, hxi, Jd, Hd, A_Y, A_X, dAX, dAY):
     """One term: its value f, and (written) ``Jd`` (3, 14) = dd'/dq_local, ``Hd`` (3, 14, 14) its second
     derivatives, ``fxi`` (3) = df/dd', ``hxi`` (3, 3) = d^2 f/dd'^2; ``cols`` (14) the columns of the rope's
     local coordinates (body X then body Y). ``E`` (3, 3): rows e1', e2', n' in Y's frame."""
@@ -116,41 +120,48 @@ def _term(qe, ve, g, bx, by, ux, uc, E, R, sigma, S, cols, fxi, hxi, Jd, Hd, A_Y
     x, y, z = xi[0], xi[1], xi[2]
     gl = np.zeros(3)
     hl = np.zeros((3, 3))
-    if R == 0.0:
-        nrm = np.sqrt(x * x + y * y + z * z)
-        f = nrm
-        for r in range(3):
-            gl[r] = xi[r] / nrm
-            for c in range(3):
-                hl[r, c] = ((1.0 if r == c else 0.0) - xi[r] * xi[c] / (nrm * nrm)) / nrm
-    else:
-        rho2 = x * x + y * y
-        rho = np.sqrt(rho2)
-        Q2 = rho2 - R * R
-        if Q2 < 1e-12 * R * R:
-            Q2 = 1e-12 * R * R           # a point at (or inside) the sheave: clamped; the group reports it
-        Q = np.sqrt(Q2)
-        S2 = Q2 + z * z
+    # f = span * sqrt(|xi|^2 - a^2) + a asin(a/rho) + b atan2(y, x)   (module doc; a = R here, b = sigma)
+    a = R
+    b = sigma
+    if span != 0.0:
+        S2 = x * x + y * y + z * z - a * a
+        if S2 < 1e-24:
+            S2 = 1e-24
         Sv = np.sqrt(S2)
-        f = Sv - R * np.arccos(min(R / rho, 1.0)) + sigma * R * np.arctan2(y, x)
-        hp = -R * R / (rho * Q)
-        hpp = R * R * (Q2 + rho2) / (rho2 * Q2 * Q)
-        gl[0] = x / Sv + hp * x / rho - sigma * R * y / rho2
-        gl[1] = y / Sv + hp * y / rho + sigma * R * x / rho2
-        gl[2] = z / Sv
+        f = Sv
         for r in range(3):
+            gl[r] = xi[r] / Sv
             for c in range(3):
                 hl[r, c] = ((1.0 if r == c else 0.0) - xi[r] * xi[c] / S2) / Sv
+    else:
+        f = 0.0
+    if a != 0.0 or b != 0.0:
+        rho2 = x * x + y * y
+        rho = np.sqrt(rho2)
         u0, u1 = x / rho, y / rho
-        hl[0, 0] += hpp * u0 * u0 + hp / rho * (1.0 - u0 * u0)
-        hl[0, 1] += hpp * u0 * u1 - hp / rho * u0 * u1
-        hl[1, 0] += hpp * u0 * u1 - hp / rho * u0 * u1
-        hl[1, 1] += hpp * u1 * u1 + hp / rho * (1.0 - u1 * u1)
-        r4 = rho2 * rho2
-        hl[0, 0] += sigma * R * 2.0 * x * y / r4
-        hl[0, 1] += sigma * R * (y * y - x * x) / r4
-        hl[1, 0] += sigma * R * (y * y - x * x) / r4
-        hl[1, 1] += -sigma * R * 2.0 * x * y / r4
+        if a != 0.0:
+            Q2 = rho2 - a * a
+            if Q2 < 1e-12 * a * a:
+                Q2 = 1e-12 * a * a       # a point at (or inside) the sheave: clamped; the group reports it
+            Q = np.sqrt(Q2)
+            f += a * np.arcsin(max(min(a / rho, 1.0), -1.0))
+            hp = -a * a / (rho * Q)
+            hpp = a * a * (Q2 + rho2) / (rho2 * Q2 * Q)
+            gl[0] += hp * u0
+            gl[1] += hp * u1
+            hl[0, 0] += hpp * u0 * u0 + hp / rho * (1.0 - u0 * u0)
+            hl[0, 1] += hpp * u0 * u1 - hp / rho * u0 * u1
+            hl[1, 0] += hpp * u0 * u1 - hp / rho * u0 * u1
+            hl[1, 1] += hpp * u1 * u1 + hp / rho * (1.0 - u1 * u1)
+        if b != 0.0:
+            f += b * np.arctan2(y, x)
+            gl[0] += -b * y / rho2
+            gl[1] += b * x / rho2
+            r4 = rho2 * rho2
+            hl[0, 0] += b * 2.0 * x * y / r4
+            hl[0, 1] += b * (y * y - x * x) / r4
+            hl[1, 0] += b * (y * y - x * x) / r4
+            hl[1, 1] += -b * 2.0 * x * y / r4
     # back to d': fxi = E^T gl, hxi = E^T hl E
     for i in range(3):
         fxi[i] = E[0, i] * gl[0] + E[1, i] * gl[1] + E[2, i] * gl[2]
@@ -164,7 +175,7 @@ def _term(qe, ve, g, bx, by, ux, uc, E, R, sigma, S, cols, fxi, hxi, Jd, Hd, A_Y
 
 
 @njit(cache=True)
-def rope_kernel(qe, ve, gather, term_start, tbx, tby, tux, tuc, tE, tR, tsig, S, const, ell, ell_dot, EA, tau,
+def rope_kernel(qe, ve, gather, term_start, tbx, tby, tux, tuc, tE, tR, tsig, tspan, S, const, ell, ell_dot, EA, tau,
                 cK, cC, want_blocks, r, blk, parts, gout):
     """Residual ``r`` (n, K), blocks ``blk`` (n, K, K) (when ``want_blocks``), ``parts`` (n, 6): L, L_dot,
     T, T_el = EA delta/ell, delta, min clearance rho - R of its sheave terms (m), and ``gout`` (n, K) = dL/dq,
@@ -183,11 +194,11 @@ def rope_kernel(qe, ve, gather, term_start, tbx, tby, tux, tuc, tE, tR, tsig, S,
         H = np.zeros((K, K))
         clear = 1e300
         for t in range(term_start[n], term_start[n + 1]):
-            f = _term(qe, ve, g, tbx[t], tby[t], tux[t], tuc[t], tE[t], tR[t], tsig[t], S, cols, fxi, hxi,
+            f = _term(qe, ve, g, tbx[t], tby[t], tux[t], tuc[t], tE[t], tR[t], tsig[t], tspan[t], S, cols, fxi, hxi,
                       Jd, Hd, A_Y, A_X, dAX, dAY)
             L += f
-            if tR[t] > 0.0:
-                clear = min(clear, _clearance(qe, g, tbx[t], tby[t], tux[t], tuc[t], tE[t], tR[t], A_X, A_Y))
+            if tR[t] != 0.0:
+                clear = min(clear, _clearance(qe, g, tbx[t], tby[t], tux[t], tuc[t], tE[t], abs(tR[t]), A_X, A_Y))
             for m in range(14):
                 s = 0.0
                 for i in range(3):

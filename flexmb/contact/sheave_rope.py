@@ -1,8 +1,8 @@
 """A massless, tension-only rope from a winch drum over sheaves to its end (docs/theory-ropes.md §9).
 
 :class:`SheaveRope` is the rope of a crane or dragline reduced to what its ends and sheaves feel: a straight
-free span between consecutive items of its path (a point on a body, a :class:`Sheave`), wrapped around each
-sheave on a circular arc, of total length
+free span between consecutive items of its path (a point on a body, a :class:`Sheave`; between two coplanar
+sheaves their common tangent), wrapped around each sheave on a circular arc, of total length
 
     L(q) = sum of free spans (point to tangent point) + sum of R theta (wrap arcs),
 
@@ -109,8 +109,8 @@ class SheaveRope(ForceElement):
             configuration), fixed on body (a house, the ground); the rope is paid out here.
         end: ``(body, point)``, the rope's end (a coupler's socket, a clevis), global point (m).
         via: what the rope runs over, in order from start to end: :class:`Sheave` objects and ``(body, point)``
-            pairs (a frictionless eye the rope slides through); two sheaves must have a point between them (a
-            span between two sheaves is not modelled).
+            pairs (a frictionless eye the rope slides through); two sheaves in a row must lie in one plane with
+            their axes in the same direction (their common tangent is the span between them).
         EA: axial stiffness (N): Young's modulus of the rope times its metallic area.
         damping_time: Kelvin-Voigt time ``tau`` (s) of the axial law ``T = (EA/ell)(delta + tau delta_dot)``.
         payout: rope paid out at the start since t = 0, ``p(t)`` (m; negative: reeled in), a TimeFunction (e.g.
@@ -150,7 +150,8 @@ class SheaveRope(ForceElement):
         if abs(p0) > 1e-12:
             raise ModelError(f"{owner}: payout(0) must be 0 (rope paid out since the start), got {p0:g} m")
         self._build_terms()
-        self.initial_length = float(sum(self._term_values()) + self.constant)
+        self.initial_length = self._exact_length()
+        self.constant = self.initial_length - float(sum(self._term_values()))
         T0 = checks.scalar(initial_tension, "initial_tension", owner, sign="non-negative", unit=" N")
         if length is not None and T0 > 0.0:
             raise ModelError(f"{owner}: give length or initial_tension, not both")
@@ -159,77 +160,126 @@ class SheaveRope(ForceElement):
 
     # -- geometry at the initial configuration -----------------------------------------------------------------
     def _build_terms(self) -> None:
-        """The terms of L (flexmb/compiled/sheave_rope.py): for each span, (X, u_X, Y, u_c, E, R, sigma) with
-        body-fixed data, and the constant wrap parts (module doc; docs/theory-ropes.md §9)."""
+        """The terms of L (flexmb/compiled/sheave_rope.py): for each span, (X, u_X, Y, u_c, E, a, b, c) with
+        body-fixed data (module doc; docs/theory-ropes.md §9). The constant of L is set in ``__init__`` from the
+        exact initial length."""
         owner = self.owner
         path = self.path
-        for k in range(1, len(path) - 2):
-            if isinstance(path[k], Sheave) and isinstance(path[k + 1], Sheave):
-                raise ModelError(f"{owner}: sheaves {path[k].name!r} and {path[k + 1].name!r} follow each other; a "
-                                 "span between two sheaves is not modelled: put a point (an eye) between them")
-        terms, const = [], 0.0
+        terms = []
         for k in range(len(path) - 1):
             a, b = path[k], path[k + 1]
             if not isinstance(a, Sheave) and not isinstance(b, Sheave):
                 (X, P), (Y, Pb) = a, b
-                terms.append((X, X.to_local_point(P), Y, Y.to_local_point(Pb), np.eye(3), 0.0, 0.0))
                 if np.linalg.norm(P - Pb) < 1e-9:
                     raise ModelError(f"{owner}: span {k} has zero length")
+                terms.append((X, X.to_local_point(P), Y, Y.to_local_point(Pb), np.eye(3), 0.0, 0.0, 1.0))
+                continue
+            if isinstance(a, Sheave) and isinstance(b, Sheave):
+                self._check_coplanar(a, b)
+                D = b.center - a.center
+                dr = a.sense * a.radius - b.sense * b.radius
+                if _plane(a.axis, D)[1] <= abs(dr) * (1.0 + 1e-9):
+                    raise ModelError(f"{owner}: sheaves {a.name!r} and {b.name!r} overlap (no common tangent for "
+                                     "their senses)")
+                terms.append((b.body, b.body.to_local_point(b.center), a.body, a.body.to_local_point(a.center),
+                              self._frame(a, D), dr, a.sense * a.radius, 1.0))
+                terms.append((a.body, a.body.to_local_point(a.center), b.body, b.body.to_local_point(b.center),
+                              self._frame(b, -D), 0.0, -b.sense * b.radius, 0.0))
                 continue
             sh, (X, P), incoming = (b, a, True) if isinstance(b, Sheave) else (a, b, False)
             _, rho, _, _ = _plane(sh.axis, P - sh.center)
             if rho <= sh.radius * (1.0 + 1e-9):
                 raise ModelError(f"{owner}: the point {P.tolist()} is within the radius {sh.radius} m of sheave "
                                  f"{sh.name!r} (in its plane: {rho:.4g} m from the centre); the rope is off the sheave")
-            e1, _, _, _ = _plane(sh.axis, P - sh.center)
-            n = sh.axis
-            E = np.array([sh.body.to_local_vector(e1), sh.body.to_local_vector(np.cross(n, e1)),
-                          sh.body.to_local_vector(n)])
             sigma = -sh.sense if incoming else sh.sense
-            terms.append((X, X.to_local_point(P), sh.body, sh.body.to_local_point(sh.center), E, sh.radius, sigma))
-        for k in range(1, len(path) - 1):
+            terms.append((X, X.to_local_point(P), sh.body, sh.body.to_local_point(sh.center),
+                          self._frame(sh, P - sh.center), sh.radius, sigma * sh.radius, 1.0))
+        self.terms = terms
+
+    @staticmethod
+    def _frame(sh: Sheave, d: np.ndarray) -> np.ndarray:
+        """Rows e1, e2, n in the sheave body's frame, e1 along the in-plane part of ``d`` (global)."""
+        e1 = _plane(sh.axis, d)[0]
+        n = sh.axis
+        return np.array([sh.body.to_local_vector(e1), sh.body.to_local_vector(np.cross(n, e1)),
+                         sh.body.to_local_vector(n)])
+
+    def _check_coplanar(self, a: Sheave, b: Sheave) -> None:
+        if float(a.axis @ b.axis) < 1.0 - 1e-9 or abs(float(a.axis @ (b.center - a.center))) > 1e-9 * (
+                1.0 + np.linalg.norm(b.center - a.center)):
+            raise ModelError(f"{self.owner}: sheaves {a.name!r} and {b.name!r} follow each other but are not in one "
+                             "plane with axes in the same direction (a span between two sheaves needs that)")
+
+    def _exact_length(self) -> float:
+        """Length (m) of the rope at the initial configuration by plane geometry: straight spans tangent to the
+        sheaves, arcs R theta with the wrap theta in (0, 2 pi) (ModelError otherwise)."""
+        path = self.path
+        n_items = len(path)
+        th_in, th_out = {}, {}
+        total = 0.0
+
+        def basis(sh):
+            n = sh.axis
+            e1 = np.eye(3)[int(np.argmin(np.abs(n)))]
+            e1 = e1 - (e1 @ n) * n
+            e1 /= np.linalg.norm(e1)
+            return e1, np.cross(n, e1)
+
+        def ang(sh, v):
+            e1, e2 = basis(sh)
+            return math.atan2(float(v @ e2), float(v @ e1))
+
+        for k in range(n_items - 1):
+            a, b = path[k], path[k + 1]
+            if not isinstance(a, Sheave) and not isinstance(b, Sheave):
+                total += float(np.linalg.norm(b[1] - a[1]))
+            elif isinstance(a, Sheave) and isinstance(b, Sheave):
+                D = b.center - a.center
+                e1, e2 = basis(a)
+                Dx, Dy = float(D @ e1), float(D @ e2)
+                dist = math.hypot(Dx, Dy)
+                dr = a.sense * a.radius - b.sense * b.radius
+                phi = math.atan2(Dy, Dx) + math.asin(dr / dist)
+                m = math.sin(phi) * e1 - math.cos(phi) * e2          # the travel direction turned by -90 deg
+                th_out[k] = ang(a, a.sense * m)
+                th_in[k + 1] = ang(b, b.sense * m)
+                total += math.sqrt(dist * dist - dr * dr)
+            else:
+                sh, (_, P), incoming = (b, a, True) if isinstance(b, Sheave) else (a, b, False)
+                d = P - sh.center
+                _, rho, _, nd = _plane(sh.axis, d)
+                beta = math.acos(sh.radius / rho)
+                alpha = ang(sh, d)
+                if incoming:
+                    th_in[k + 1] = alpha + sh.sense * beta
+                else:
+                    th_out[k] = alpha - sh.sense * beta
+                total += math.sqrt(nd * nd - sh.radius ** 2)
+        for k in range(1, n_items - 1):
             sh = path[k]
             if not isinstance(sh, Sheave):
                 continue
-            (_, P), (_, Q) = path[k - 1], path[k + 1]
-            theta, beta_in, beta_out = self._wrap(sh, P, Q)
+            theta = (sh.sense * (th_out[k] - th_in[k])) % (2.0 * math.pi)
             if not 1e-6 < theta < 2.0 * math.pi - 1e-6:
-                raise ModelError(f"{owner}: the rope wraps sheave {sh.name!r} by {theta:.3g} rad at the start "
+                raise ModelError(f"{self.owner}: the rope wraps sheave {sh.name!r} by {theta:.3g} rad at the start "
                                  "(it must touch it: 0 < wrap < 2 pi; check the sense)")
-            const += sh.radius * (theta + beta_in + beta_out)
-        self.terms, self.constant = terms, const
-
-    @staticmethod
-    def _wrap(sh: Sheave, P: np.ndarray, Q: np.ndarray) -> tuple[float, float, float]:
-        """Wrap angle (rad, in [0, 2 pi)) of the rope from P over ``sh`` to Q, and the angles beta = acos(R/rho)
-        at both sides (global data at the initial configuration)."""
-        n = sh.axis
-        e1 = _plane(n, P - sh.center)[0]
-        e2 = np.cross(n, e1)
-
-        def ang(X):
-            d = X - sh.center
-            return math.atan2(float(d @ e2), float(d @ e1)), _plane(n, d)[1]
-        a, ra = ang(P)
-        c, rc = ang(Q)
-        bi, bo = math.acos(sh.radius / ra), math.acos(sh.radius / rc)
-        th_in, th_out = a + sh.sense * bi, c - sh.sense * bo
-        return (sh.sense * (th_out - th_in)) % (2.0 * math.pi), bi, bo
+            total += sh.radius * theta
+        return total
 
     def _term_values(self) -> list[float]:
-        """The terms' values at the initial configuration (each term's in-plane angle is 0 there)."""
+        """The terms' values at the initial configuration (the formula of flexmb/compiled/sheave_rope.py)."""
         out = []
-        for X, ux, Y, uc, E, R, sigma in self.terms:
+        for X, ux, Y, uc, E, a, b, c in self.terms:
             rX, AX = X.initial_frame()
             rY, AY = Y.initial_frame()
-            d = AY.T @ (rX + AX @ ux - rY) - uc
-            if R == 0.0:
-                out.append(float(np.linalg.norm(d)))
-            else:
-                xi = E @ d
-                rho = math.hypot(xi[0], xi[1])
-                out.append(math.sqrt(float(d @ d) - R * R) - R * math.acos(R / rho)
-                           + sigma * R * math.atan2(xi[1], xi[0]))
+            xi = E @ (AY.T @ (rX + AX @ ux - rY) - uc)
+            rho = math.hypot(xi[0], xi[1])
+            f = c * math.sqrt(max(float(xi @ xi) - a * a, 0.0))
+            if a != 0.0:
+                f += a * math.asin(a / rho)
+            if b != 0.0:
+                f += b * math.atan2(xi[1], xi[0])
+            out.append(f)
         return out
 
     @property
@@ -284,7 +334,7 @@ class SheaveRopeGroup(ElementGroup):
         nb = max(len(e.bodies) for e in elements)
         K = 7 * nb
         scatter = np.full((len(elements), K), -1, dtype=np.int64)
-        tbx, tby, tux, tuc, tE, tR, tsig, start = [], [], [], [], [], [], [], [0]
+        tbx, tby, tux, tuc, tE, tR, tsig, tspan, start = [], [], [], [], [], [], [], [], [0]
         for n, e in enumerate(elements):
             bodies = list(e.bodies)
             for j, b in enumerate(bodies):
@@ -293,7 +343,7 @@ class SheaveRopeGroup(ElementGroup):
 
             def idx(b):
                 return next(j for j, o in enumerate(bodies) if o is b)
-            for X, ux, Y, uc, E, R, sigma in e.terms:
+            for X, ux, Y, uc, E, R, sigma, span in e.terms:
                 tbx.append(idx(X))
                 tby.append(idx(Y))
                 tux.append(ux)
@@ -301,6 +351,7 @@ class SheaveRopeGroup(ElementGroup):
                 tE.append(E)
                 tR.append(R)
                 tsig.append(sigma)
+                tspan.append(span)
             start.append(len(tbx))
         self.scatter = scatter
         self.gather = np.ascontiguousarray(np.where(scatter >= 0, scatter, nq + np.tile(np.arange(7), nb)))
@@ -309,6 +360,7 @@ class SheaveRopeGroup(ElementGroup):
         self.tux, self.tuc = np.ascontiguousarray(tux, dtype=float), np.ascontiguousarray(tuc, dtype=float)
         self.tE = np.ascontiguousarray(tE, dtype=float)
         self.tR, self.tsig = np.array(tR, dtype=float), np.array(tsig, dtype=float)
+        self.tspan = np.array(tspan, dtype=float)
         self.const = np.array([e.constant for e in elements])
         self.EA = np.array([e.EA for e in elements])
         self.tau = np.array([e.damping_time for e in elements])
@@ -343,7 +395,7 @@ class SheaveRopeGroup(ElementGroup):
         cK, cC = (float(coef[2]), float(coef[1])) if want else (0.0, 0.0)
         blk = self._blk if want else np.empty((0, 1, 1))
         self._kernels.rope_kernel(st.qe, st.ve, self.gather, self.term_start, self.tbx, self.tby, self.tux,
-                                  self.tuc, self.tE, self.tR, self.tsig, _S, self.const, ell, ell_dot, self.EA,
+                                  self.tuc, self.tE, self.tR, self.tsig, self.tspan, _S, self.const, ell, ell_dot, self.EA,
                                   self.tau, cK, cC, want, self._r, blk, self._parts, self._g)
         return self._r.copy(), (blk.copy() if want else None), self._parts.copy()
 
