@@ -57,8 +57,8 @@ def test_blocks_match_central_differences():
     c2 = c1 + np.cross(n, [0.0, 0.0, 1.0]) * 3.0
     s3 = fm.Sheave(a, c1, 0.3, axis=n, sense=1, name="s3")
     s4 = fm.Sheave(b, c2, 0.2, axis=n, sense=-1, name="s4")
-    r2 = fm.SheaveRope((s.ground, c1 + 2.0 * np.cross(n, [1.0, 0.0, 0.0])), (a, c2 + 1.5 * np.cross(n, [0.0, 1.0, 0.0])),
-                       [s3, s4], EA=2e4, damping_time=0.02, name="r2")
+    r2 = fm.SheaveRope((s.ground, c1 + 2.0 * np.cross(n, [1.0, 0.0, 0.0])),
+                       (a, c2 + 1.5 * np.cross(n, [0.0, 1.0, 0.0])), [s3, s4], EA=2e4, damping_time=0.02, name="r2")
     r2.free_length *= 0.9
     s.add(r2)
     asm = s.compile()
@@ -143,8 +143,9 @@ def test_atwood_machine():
 
 def test_moving_sheave_and_eye():
     """A sheave on a hanging body M (a block in a bight of the rope: anchor, under the block, up through an eye at
-    the ceiling, over to a second eye, down to a mass m). Length 2 x + y = const, so with x the block's drop (M + 4 m) x_dd = (M - 2 m) g
-    and T = M (g - a)/2; started with the rope stretched to that tension, the motion is a parabola: 1e-9 m."""
+    the ceiling, over to a second eye, down to a mass m). Length 2 x + y = const, so with x the block's drop
+    (M + 4 m) x_dd = (M - 2 m) g and T = M (g - a)/2; started with the rope stretched to that tension, the motion is
+    a parabola: 1e-9 m."""
     R, M, m, EA = 0.3, 30.0, 5.0, 1e7
     s = fm.System(gravity=(0, -G, 0))
     blk = s.add(fm.RigidBody(M, (0.5, 0.5, 0.5), position=(0.0, -3.0, 0.0), name="block"))
@@ -228,7 +229,7 @@ def test_drum_pays_out_and_energy_balance():
     res = fm.simulate(s, 2.5, 1e-3)
     y = res.position(load)[:, 1]
     p = np.array([pay.value(t) for t in res.t])
-    ell = rope.unstretched_length(res.t)
+    assert np.allclose(rope.unstretched_length(res.t), rope.free_length + p, rtol=1e-15)
     T = rope.tension(res)
     # the load follows the payout within its (changing) stretch and the ringing of the rope
     assert np.abs(-y - (3.0 + p)).max() < 5e-3

@@ -395,8 +395,8 @@ class SheaveRopeGroup(ElementGroup):
         cK, cC = (float(coef[2]), float(coef[1])) if want else (0.0, 0.0)
         blk = self._blk if want else np.empty((0, 1, 1))
         self._kernels.rope_kernel(st.qe, st.ve, self.gather, self.term_start, self.tbx, self.tby, self.tux,
-                                  self.tuc, self.tE, self.tR, self.tsig, self.tspan, _S, self.const, ell, ell_dot, self.EA,
-                                  self.tau, cK, cC, want, self._r, blk, self._parts, self._g)
+                                  self.tuc, self.tE, self.tR, self.tsig, self.tspan, _S, self.const, ell, ell_dot,
+                                  self.EA, self.tau, cK, cC, want, self._r, blk, self._parts, self._g)
         return self._r.copy(), (blk.copy() if want else None), self._parts.copy()
 
     def residual(self, st: EvalState, coef):
