@@ -13,9 +13,9 @@ and an axial law that only pulls,
 
 (Kelvin-Voigt in the rope's mean strain delta/ell; EA axial stiffness in N, tau a damping time in s). The
 generalized force is ``Q = -T dL/dq``: every point end is pulled along its span towards the tangent point, and
-every sheave by T (e_in + e_out), the resultant of the two spans leaving it (Irvine, *Cable Structures*, MIT
-Press 1981, Ch. 1: the tension of a massless cable over a frictionless pulley is the same on both sides; the
-envelope property dL/dP = unit span vector, checked in tests/test_sheave_rope.py). The sheaves do not turn
+every sheave by T (e_in + e_out), the resultant of the two spans leaving it (a massless rope over a
+frictionless sheave has the same tension on both sides; the envelope property dL/dP = unit span vector is derived
+in docs/theory-ropes.md §9 and checked in tests/test_sheave_rope.py). The sheaves do not turn
 (no rotational inertia, no friction: the rope slides over them); the rope has no mass, so no sag and no waves.
 
 Geometry of a span from a point P to a sheave (centre C, unit axis n, radius R), all body-fixed: with
@@ -29,7 +29,7 @@ kernel (flexmb/compiled/sheave_rope.py) for all ropes in one call, with the exac
 
 The energy balance closes: the potential ``EA delta^2 / (2 ell)`` (delta > 0) is a group potential, and the group
 power is the damping power plus the explicit time rate of the potential, the work of the drum
-(:meth:`SheaveRope.drum_power`).
+(``SheaveRope.values(result)["drum_power"]``).
 """
 from __future__ import annotations
 
@@ -298,7 +298,9 @@ class SheaveRope(ForceElement):
     def values(self, result) -> dict:
         """At every saved row of ``result``: ``length`` L (m), ``tension`` T (N, >= 0), ``stretch`` delta (m),
         ``clearance`` (m, the smallest in-plane distance of a point end outside a sheave rim), ``drum_power``
-        (W, the drum's power on the system, module doc), ``speed`` L_dot (m/s)."""
+        (W, the drum's power on the system, module doc), ``speed`` L_dot (m/s). The payout is taken at each row's
+        ``t`` (s); a ``fm.static_equilibrium`` result's ``t`` is its load factor, so read only ropes with no payout
+        there (the static solve itself holds the payout at its time ``t``)."""
         asm = result._model("SheaveRope.values")
         groups = [g for g in asm.families if isinstance(g, SheaveRopeGroup)]
         if not groups or not any(e is self for e in groups[0].elements):
