@@ -149,6 +149,7 @@ def dragline_cycle(quick: bool):
     r.check("min_hoist_tension", float(T["hoist"].min()), tolerance="min 0")
     r.check("min_drag_tension", float(T["drag"].min()), tolerance="min 0")
     r.check("min_dump_tension", float(T["dump"].min()), tolerance="min 0")
+    r.check("min_suspension_tension", float(T["suspension"].min()), tolerance="min 0")
     r.check("min_chain_tension", float(chains.min()), tolerance="min 0")
     r.check("min_sheave_clearance", float(min(v["clearance"].min() for v in V.values())), tolerance="min 0")
     B = res.position(d.bucket)

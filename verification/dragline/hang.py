@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from ..framework import CaseResult
-from .models import Dragline, hang_static, tangent_point
+from .models import G, MAST_HEAD, Dragline, hang_static, tangent_point
 
 SOURCE = ("seed 000 (P. G. Crous, 'Modelling of Dragline Dynamics', MSc thesis, Stellenbosch 2000), Ch. 5; "
           "Marion 7820-M class data and our choices (verification/dragline/models.py); statics by hand")
@@ -39,12 +39,15 @@ def _point(res, body, local, row: int) -> np.ndarray:
 
 
 def rope_path(d: Dragline, res, rope, row: int = -1) -> tuple[float, np.ndarray, np.ndarray]:
-    """Hand length (m) of ``rope`` (one sheave, axis z, at the equilibrium positions of row ``row``), the polyline
-    of its path (for plots) and the unit vector at its end pointing along the rope (towards the sheave)."""
+    """Hand length (m) of ``rope`` (one sheave, axis z, or none, at the equilibrium positions of row ``row``), the
+    polyline of its path (for plots) and the unit vector at its end pointing along the rope (towards the sheave,
+    or the start for a rope without one)."""
     (ba, Pa), (bb, Pb) = rope.start, rope.end
-    sh = rope.sheaves[0]
     A = _point(res, ba, ba.to_local_point(Pa), row)
     B = _point(res, bb, bb.to_local_point(Pb), row)
+    if not rope.sheaves:                      # a pendant: straight from end to end
+        return float(np.linalg.norm(B - A)), np.array([A, B]), (A - B) / np.linalg.norm(A - B)
+    sh = rope.sheaves[0]
     C = _point(res, sh.body, sh.body.to_local_point(sh.center), row) if sh.body is not d.system.ground else sh.center
     R, s = sh.radius, sh.sense
     Ta = tangent_point(A, C, R, s, incoming=True)
@@ -64,6 +67,41 @@ def hand_calculation(d: Dragline, res, row: int = -1) -> tuple[float, float, np.
     A = np.array([[eh[0], ed[0]], [eh[1], ed[1]]])
     Th, Td = np.linalg.solve(A, np.array([0.0, d.suspended_weight()]))
     return float(Th), float(Td), eh, ed
+
+
+def suspension_hand(d: Dragline, res, T_hoist: float, row: int = -1) -> tuple[float, float]:
+    """Suspension tension (N) that holds the boom, by moments about the boom foot pin (plane geometry of its own):
+    the boom's weight at its centre, the hoist rope pulling the boom-point sheave with ``T_hoist`` (N) along each of
+    its two spans (towards the drum and towards the coupler, at their tangent points) and the suspension rope
+    pulling the boom point towards the mast head, T_s e_s; the pin takes no moment. Returns (T_s, moment arm of the
+    suspension about the foot, m)."""
+    F = _point(res, d.boom, d.boom.to_local_point(d.boom_foot.point), row)
+    c = res.position(d.boom)[row]
+    sh = d.boom_sheave
+    C = _point(res, sh.body, sh.body.to_local_point(sh.center), row)
+    (ha, Pa), (hb, Pb) = d.hoist.start, d.hoist.end
+    A = _point(res, ha, ha.to_local_point(Pa), row)           # hoist drum point
+    B = _point(res, hb, hb.to_local_point(Pb), row)           # hoist socket on the coupler
+    Ta = tangent_point(A, C, sh.radius, sh.sense, incoming=True)
+    Tb = tangent_point(B, C, sh.radius, sh.sense, incoming=False)
+
+    def mz(r, f):
+        return float((r[0] - F[0]) * f[1] - (r[1] - F[1]) * f[0])
+
+    M = mz(c, np.array([0.0, -G * d.boom.mass, 0.0]))
+    M += mz(Ta, T_hoist * (A - Ta) / np.linalg.norm(A - Ta)) + mz(Tb, T_hoist * (B - Tb) / np.linalg.norm(B - Tb))
+    (_, Pm), (_, Pp) = d.suspension.start, d.suspension.end
+    Ms = _point(res, d.house, d.house.to_local_point(Pm), row)
+    Pb_ = _point(res, d.boom, d.boom.to_local_point(Pp), row)
+    es = (Ms - Pb_) / np.linalg.norm(Ms - Pb_)
+    arm = mz(Pb_, es)
+    return -M / arm, arm
+
+
+def boom_angle_deg(d: Dragline, res) -> np.ndarray:
+    """Boom angle (deg) above the horizontal at every saved row (its body x axis; 32 deg as drawn)."""
+    A = res.orientation(d.boom)
+    return np.degrees(np.arctan2(A[:, 1, 0], np.hypot(A[:, 0, 0], A[:, 2, 0])))
 
 
 def chain_tensions(d: Dragline, res, row: int = -1, asm=None) -> dict:
@@ -88,9 +126,11 @@ def figure(d: Dragline, res):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(8, 4))
-    P = d.boom_sheave.center
-    ax.plot([5.0, P[0]], [4.0, P[1]], "k-", lw=3, label="boom")
-    for (name, rope), col in zip(d.ropes.items(), "brg"):
+    foot = d.boom_foot.point
+    P = _point(res, d.boom, d.boom.to_local_point(d.boom_sheave.center), -1)
+    ax.plot([foot[0], P[0]], [foot[1], P[1]], "k-", lw=3, label="boom")
+    ax.plot([foot[0] - 2.0, MAST_HEAD[0]], [foot[1], MAST_HEAD[1]], "-", color="0.5", lw=2, label="mast (rigid)")
+    for (name, rope), col in zip(d.ropes.items(), "brmg"):
         xy = rope_path(d, res, rope)[1]
         ax.plot(xy[:, 0], xy[:, 1], col + "-", lw=1, label=f"{name} rope")
     for name, chain in d.chains.items():
@@ -101,8 +141,8 @@ def figure(d: Dragline, res):
     ax.set_aspect("equal")
     ax.set_xlabel("x (m)")
     ax.set_ylabel("y (m)")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.subplots_adjust(left=0.08, right=0.74, bottom=0.12, top=0.97)
     return fig
 
 
@@ -118,15 +158,22 @@ def dragline_hang(quick: bool) -> CaseResult:
     r.check("hoist_tension", Th, Th_ref, "rel 1e-8")
     r.check("drag_tension", Td, Td_ref, "rel 1e-8")
     r.check("dump_tension", float(V["dump"]["tension"][-1]), tolerance="min 1")
+    Ts_ref, arm = suspension_hand(d, res, Th_ref)
+    Ts = float(V["suspension"]["tension"][-1])
+    r.check("suspension_tension", Ts, Ts_ref, "rel 1e-8")
     ct = chain_tensions(d, res)
     r.check("min_chain_tension", min(float(v.min()) for v in ct.values()), tolerance="min 0")
     W = d.suspended_weight()
     r.metrics.update({"suspended_weight_kN": W / 1e3, "hoist_share_of_weight": Th * eh[1] / W,
                       "hoist_angle_from_vertical_deg": float(np.degrees(np.arccos(eh[1]))),
                       "hoist_stretch_m": float(V["hoist"]["stretch"][-1]),
+                      "suspension_stretch_m": float(V["suspension"]["stretch"][-1]), "suspension_arm_m": arm,
+                      "boom_angle_deg": boom_angle_deg(d, res)[-1],
                       **{f"{k}_chain_tension_kN": float(v.mean() / 1e3) for k, v in ct.items()}})
     r.notes = (f"W = {W / 1e3:.1f} kN; hoist {Th / 1e3:.1f} kN at {np.degrees(np.arccos(eh[1])):.1f} deg from the "
-               f"vertical, drag {Td / 1e3:.1f} kN, dump {V['dump']['tension'][-1] / 1e3:.1f} kN; bucket at x = "
+               f"vertical, drag {Td / 1e3:.1f} kN, dump {V['dump']['tension'][-1] / 1e3:.1f} kN, boom suspension "
+               f"{Ts / 1e3:.1f} kN (hand {Ts_ref / 1e3:.1f} kN, arm {arm:.2f} m about the foot; boom at "
+               f"{boom_angle_deg(d, res)[-1]:.3f} deg); bucket at x = "
                f"{res.position(d.bucket)[-1, 0]:.2f} m")
     r.figures.append(figure(d, res))
     return r

@@ -7,7 +7,12 @@ dragline excavators from the 1960s", jublanisen.com). Everything else is our cho
 m, s, N).
 
 * house: turns about the vertical axis y through the origin, driven (the swing motion), 500 t, J = 5e7 kg m^2;
-* boom: rigid, 93 m at 32 deg from a foot at (5, 4) m, 100 t, fixed to the house;
+* boom: rigid, 93 m at 32 deg (as drawn) from a foot at (5, 4) m, 100 t (uniform bar), pinned at its foot to the
+  house (a revolute about the house's horizontal axis z, normal to the boom plane) and held by its suspension ropes;
+* mast (our choice: no public mast drawing of the 7820-M was found): the mast head, where the boom suspension ropes
+  are socketed, is a point fixed in the house at (-4, 40) m, 36 m above the boom foot; the mast itself, its
+  back-stays and the A-frame are taken rigid and part of the house body (not modelled as members), so the
+  suspension ropes are the boom's only elastic support;
 * ropes: ``fm.SheaveRope``, massless and tension-only (flexmb/contact/sheave_rope.py; docs/theory-ropes.md §9),
   wire-rope modulus E = 100 GPa on a metallic area of 0.58 pi d^2/4, Kelvin-Voigt damping time 0.02 s (about 7 %
   of critical on the rig's bounce on the hoist rope);
@@ -24,8 +29,11 @@ m, s, N).
     hanger then hangs below the coupler), so at rest it carries 62 kN and lifts the bucket's front by 6 deg; it
     holds the front up while the drag pulls and loses its pull when the drag pays out: the bucket then turns
     mouth-down about its trunnions (the dump);
-  - the hoist and drag ropes' unstretched lengths: drawn lengths shortened to carry 1.05 MN and 0.35 MN (the hand
-    statics), so that the static solve starts with taut ropes;
+  - boom suspension ropes: pendants of fixed length (no drum, no sheave: on the machine they are socketed at both
+    ends) from the mast head straight to the boom point; four 89 mm (3 1/2 in) ropes (two a side) lumped into one,
+    EA = 1.44e9 N;
+  - the hoist, drag and suspension ropes' unstretched lengths: drawn lengths shortened to carry 1.05 MN, 0.35 MN
+    and 2.4 MN (the hand statics, rounded), so that the static solve starts with taut ropes;
 * rigging, each pair of the machine lumped into one member in the plane of symmetry (the thesis models both):
   hoist coupler 2 t; upper hoist chain 2 links x 2 m, 1 t each; spreader bar
   3 t (5 m across); lower hoist chain 2 links x 2.5 m, 1.25 t each; drag chain 2 links x 3 m, 1.5 t each, from the
@@ -57,12 +65,13 @@ def rope_EA(d: float, n: int = 1) -> float:
     return n * E_ROPE * FILL * math.pi * d * d / 4.0
 
 
-HOIST_EA, DRAG_EA, DUMP_EA = rope_EA(0.083, 2), rope_EA(0.083, 2), rope_EA(0.050)
+HOIST_EA, DRAG_EA, DUMP_EA, SUSP_EA = rope_EA(0.083, 2), rope_EA(0.083, 2), rope_EA(0.050), rope_EA(0.089, 4)
+MAST_HEAD = np.array([-4.0, 40.0, 0.0])    # m: where the boom suspension ropes are socketed in the house (our choice)
 HOIST_DRUM, DRAG_DRUM = np.array([-2.0, 10.0, 0.0]), np.array([2.0, 8.0, 0.0])    # drum tangent points (m)
 BOOM_SHEAVE_R = 1.5
 FAIRLEAD, FAIRLEAD_R = np.array([10.0, 3.5, 0.0]), 0.9                           # fairlead sheave centre (m)
 BLOCK_R, HANGER_M = 0.6, 2.0e3                                                  # dump block on its hanger
-HOIST_T0, DRAG_T0 = 1.05e6, 3.5e5   # N: tensions at rest by hand; the drawn ropes are stretched by T0/EA at the start
+HOIST_T0, DRAG_T0, SUSP_T0 = 1.05e6, 3.5e5, 2.4e6   # N: tensions at rest by hand; drawn ropes stretched by T0/EA
 DUMP_SHORTER = 3.0          # m: the dump rope's unstretched length is this much below its path at rest without it
 COUPLER_M, CLEVIS_M, SPREADER_M = 2.0e3, 5.0e2, 3.0e3
 UPPER_LINK, UPPER_M = 2.0, 1.0e3
@@ -115,7 +124,10 @@ class Dragline:
         P = boom_point()
         boom = s.add(fm.RigidBody(BOOM_M, box_inertia(BOOM_M, (BOOM_LEN, 3.0, 3.0)), position=0.5 * (BOOM_FOOT + P),
                                   orientation=_rot_z(BOOM_ANGLE), name="boom"))
-        s.add(fm.Fixed(house, boom, BOOM_FOOT, name="boom foot"))
+        self.boom_foot = s.add(fm.Revolute(house, boom, BOOM_FOOT, Z, name="boom foot pin"))
+        # boom suspension: pendants from the mast head (in the house) to the boom point, fixed length
+        self.suspension = s.add(fm.SheaveRope((house, MAST_HEAD), (boom, P), EA=SUSP_EA, damping_time=TAU,
+                                              initial_tension=SUSP_T0, name="boom suspension ropes"))
         # bucket, payload and rigging
         B = BUCKET_START
         bucket = s.add(fm.RigidBody(BUCKET_M, box_inertia(BUCKET_M, BUCKET_DIMS), position=B, name="bucket"))
@@ -181,8 +193,9 @@ class Dragline:
 
     @property
     def ropes(self) -> dict:
-        """The ropes by name (hoist, drag and, when modelled, dump)."""
-        return {k: r for k, r in (("hoist", self.hoist), ("drag", self.drag), ("dump", self.dump)) if r is not None}
+        """The ropes by name (hoist, drag, suspension and, when modelled, dump)."""
+        return {k: r for k, r in (("hoist", self.hoist), ("drag", self.drag), ("suspension", self.suspension),
+                                  ("dump", self.dump)) if r is not None}
 
     def suspended_weight(self) -> float:
         """Weight (N) of everything the hoist and drag ropes carry (all bodies but the house and boom)."""
