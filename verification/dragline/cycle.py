@@ -25,7 +25,7 @@ import numpy as np
 
 import flexmb as fm
 
-from .models import Dragline, hang_static
+from .models import Dragline, hang_static, rope_values
 
 DUMP_TIP_MIN = 30.0          # deg: the bucket must turn mouth-down by at least this much when the drag pays out
 
@@ -34,6 +34,7 @@ DRAG_SPEEDS = [0.0, 0.0, -1.0, -1.0, 0.0, 0.5, 0.5, 0.0, 0.0, 2.5, 2.5, 0.0]
 HOIST_SPEEDS = [0.0, 0.0, 0.0, 0.0, 0.0, -2.0, -2.0, 0.0, 0.0, 0.0, 0.0, 0.0]
 SWING_START, SWING_TIME, SWING_ANGLE = 18.0, 16.0, math.radians(90.0)
 T_END = 50.0
+QUICK_STEP = 4e-2   # s: the quick case's step (full: 10 ms); convergence at 40/20/10 ms in docs/theory-ropes.md §8
 PHASES = {"rest": (0.0, 2.0), "drag": (2.0, 10.0), "hoist": (10.0, 18.0), "swing": (18.0, 34.0),
           "dump": (34.0, 44.0), "hold": (44.0, 50.0)}
 
@@ -80,6 +81,8 @@ def _cumulative(t: np.ndarray, p: np.ndarray) -> np.ndarray:
 
 
 def _figures(d: Dragline, res: fm.Result, T: dict, E: dict, pitch: np.ndarray):
+    """Tensions and pitch, the bucket's path and the energy terms (fixed margins: ``tight_layout`` drew each
+    figure once more, ~1.5 s of the quick case)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -96,7 +99,7 @@ def _figures(d: Dragline, res: fm.Result, T: dict, E: dict, pitch: np.ndarray):
     ax[1].plot(res.t, pitch, "k")
     ax[1].set_ylabel("bucket pitch (deg)")
     ax[1].set_xlabel("t (s)")
-    fig.tight_layout()
+    fig.subplots_adjust(left=0.11, right=0.97, bottom=0.09, top=0.94, hspace=0.08)
     figs.append(fig)
     B = res.position(d.bucket)
     fig, ax = plt.subplots(1, 2, figsize=(9, 3.8))
@@ -109,7 +112,7 @@ def _figures(d: Dragline, res: fm.Result, T: dict, E: dict, pitch: np.ndarray):
     ax[1].set_xlabel("radius from the swing axis (m)")
     ax[1].set_ylabel("height y (m)")
     ax[1].set_title("bucket path, radius and height", fontsize=8)
-    fig.tight_layout()
+    fig.subplots_adjust(left=0.08, right=0.98, bottom=0.13, top=0.92, wspace=0.3)
     figs.append(fig)
     fig, ax = plt.subplots(figsize=(7, 3.6))
     for k in ("kinetic", "potential", "hoist drum", "drag drum", "swing", "rope damping"):
@@ -119,7 +122,7 @@ def _figures(d: Dragline, res: fm.Result, T: dict, E: dict, pitch: np.ndarray):
     ax.set_ylabel("MJ")
     ax.set_title("energy: kinetic + potential = work of drums, swing and rope damping", fontsize=8)
     ax.legend(fontsize=7)
-    fig.tight_layout()
+    fig.subplots_adjust(left=0.1, right=0.97, bottom=0.13, top=0.92)
     figs.append(fig)
     return figs
 
@@ -131,10 +134,10 @@ def dragline_cycle(quick: bool):
     from ..framework import CaseResult
     from .hang import SOURCE, chain_tensions
     r = CaseResult("dragline-cycle", SOURCE + "; operating profile: verification/dragline/cycle.py")
-    t_end, h = (18.0, 2e-2) if quick else (T_END, 1e-2)
+    t_end, h = (18.0, QUICK_STEP) if quick else (T_END, 1e-2)
     d, res = run(t_end, h)
     E = res.energy()
-    V = {k: rope.values(res) for k, rope in d.ropes.items()}
+    V = rope_values(d, res)
     drums = {f"{k} drum": _cumulative(res.t, V[k]["drum_power"]) for k in ("hoist", "drag")}
     E.update(drums)
     E["swing"] = E["work_drivers"]

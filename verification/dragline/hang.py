@@ -69,7 +69,7 @@ def hand_calculation(d: Dragline, res, row: int = -1) -> tuple[float, float, np.
     return float(Th), float(Td), eh, ed
 
 
-def suspension_hand(d: Dragline, res, T_hoist: float, row: int = -1) -> tuple[float, float]:
+def suspension_hand(d: Dragline, res, T_hoist: float, row: int = -1) -> tuple[float, float, np.ndarray]:
     """Suspension tension (N) that holds the boom, by moments about the boom foot pin (plane geometry of its own):
     the boom's weight at its centre, the hoist rope pulling the boom-point sheave with ``T_hoist`` (N) along each of
     its two spans (towards the drum and towards the coupler, at their tangent points) and the suspension rope
@@ -88,14 +88,16 @@ def suspension_hand(d: Dragline, res, T_hoist: float, row: int = -1) -> tuple[fl
     def mz(r, f):
         return float((r[0] - F[0]) * f[1] - (r[1] - F[1]) * f[0])
 
-    M = mz(c, np.array([0.0, -G * d.boom.mass, 0.0]))
-    M += mz(Ta, T_hoist * (A - Ta) / np.linalg.norm(A - Ta)) + mz(Tb, T_hoist * (B - Tb) / np.linalg.norm(B - Tb))
+    W = np.array([0.0, -G * d.boom.mass, 0.0])
+    fa, fb = T_hoist * (A - Ta) / np.linalg.norm(A - Ta), T_hoist * (B - Tb) / np.linalg.norm(B - Tb)
+    M = mz(c, W) + mz(Ta, fa) + mz(Tb, fb)
     (_, Pm), (_, Pp) = d.suspension.start, d.suspension.end
     Ms = _point(res, d.house, d.house.to_local_point(Pm), row)
     Pb_ = _point(res, d.boom, d.boom.to_local_point(Pp), row)
     es = (Ms - Pb_) / np.linalg.norm(Ms - Pb_)
     arm = mz(Pb_, es)
-    return -M / arm, arm
+    Ts = -M / arm
+    return Ts, arm, W + fa + fb + Ts * es
 
 
 def boom_angle_deg(d: Dragline, res) -> np.ndarray:
@@ -106,17 +108,25 @@ def boom_angle_deg(d: Dragline, res) -> np.ndarray:
 
 def chain_tensions(d: Dragline, res, row: int = -1, asm=None) -> dict:
     """Axial force (N, positive in tension) at every chain joint: the reaction on the lower link along it.
-    ``asm``: the compiled system (compiled here when not given)."""
+    ``asm``: the compiled system (compiled here when not given).
+
+    The reaction is the one of ``Assembly.reactions`` (the joint's rows of ``-Phi_q^T lambda`` on the link's
+    position coordinates), taken for the chain joints only: ``reactions`` goes over all of the rig's joints, 17 ms a
+    row, which made the 50 rows of the quick cycle cost ~1 s; this is the same sum for the 6 chain joints."""
     asm = d.system.compile() if asm is None else asm
-    F, _ = asm.reactions(res.q[row], res.v[row], res.lam[row], res.t[row])
+    q, v, t = res.q[row], res.v[row], float(res.t[row])
+    lam = np.where(asm.active, res.lam[row], 0.0)
+    jac = asm.constraints(q, v, t).jac.tocsr()
     out = {}
     for name, chain in d.chains.items():
         vals = []
         for j in chain.joints:
             k = d.system.joints.index(j)
             b = j.body_b
+            rows = np.flatnonzero(asm.row_joint == k)
+            f = -(jac[rows][:, b.offset:b.offset + 3].toarray().T @ lam[rows])   # force of the joint on the link
             x = res.orientation(b)[row][:, 0]          # link axis, from this joint to the next (rope_chain)
-            vals.append(float(-F[k] @ x))                # the joint pulls the link back: tension
+            vals.append(float(-f @ x))                   # the joint pulls the link back: tension
         out[name] = np.array(vals)
     return out
 
@@ -158,7 +168,7 @@ def dragline_hang(quick: bool) -> CaseResult:
     r.check("hoist_tension", Th, Th_ref, "rel 1e-8")
     r.check("drag_tension", Td, Td_ref, "rel 1e-8")
     r.check("dump_tension", float(V["dump"]["tension"][-1]), tolerance="min 1")
-    Ts_ref, arm = suspension_hand(d, res, Th_ref)
+    Ts_ref, arm, _ = suspension_hand(d, res, Th_ref)
     Ts = float(V["suspension"]["tension"][-1])
     r.check("suspension_tension", Ts, Ts_ref, "rel 1e-8")
     ct = chain_tensions(d, res)

@@ -53,6 +53,7 @@ import numpy as np
 
 import flexmb as fm
 from flexmb.contact import rope_chain
+from flexmb.contact.sheave_rope import SheaveRopeGroup
 
 G = 9.81
 HOUSE_M, HOUSE_J = 5.0e5, 5.0e7
@@ -201,6 +202,28 @@ class Dragline:
         """Weight (N) of everything the hoist and drag ropes carry (all bodies but the house and boom)."""
         skip = {id(b) for b in (self.house, self.boom)}
         return G * sum(b.mass for b in self.system.bodies if id(b) not in skip)
+
+
+def rope_values(d: Dragline, res: fm.Result) -> dict[str, dict]:
+    """``SheaveRope.values(res)`` of all of the dragline's ropes (by name, as :attr:`Dragline.ropes`), in one pass:
+    the rope family evaluates all ropes in one call, and ``values`` calls it once per row for each rope (4 ropes,
+    3600 calls on the quick cycle's 900 rows, ~0.6 s); this takes each row's parts of all ropes from one call. Same
+    fields and units as ``SheaveRope.values``."""
+    asm = d.system.compile()
+    g = next(f for f in asm.families if isinstance(f, SheaveRopeGroup))
+    ropes = d.ropes
+    idx = {k: next(i for i, e in enumerate(g.elements) if e is r) for k, r in ropes.items()}
+    out = {k: {f: np.empty(res.t.size) for f in ("length", "speed", "tension", "stretch", "clearance", "drum_power")}
+           for k in ropes}
+    zero = np.zeros(asm.nq)
+    for row, (t, q, v) in enumerate(zip(res.t, res.q, res.v)):
+        parts = g.evaluate(asm.eval_state(q, v, zero, float(t)), float(t))[2]
+        for k, i in idx.items():
+            p, o = parts[i], out[k]
+            o["length"][row], o["speed"][row], o["tension"][row] = p[0], p[1], p[2]
+            o["stretch"][row], o["clearance"][row] = p[4], p[5]
+            o["drum_power"][row] = g.drum_power_of(p, i, float(t))
+    return out
 
 
 @lru_cache(maxsize=None)
