@@ -3,7 +3,8 @@
 
 ``fm.static_equilibrium`` brings the rig (hoist rope from its drum over the boom-point sheave to the coupler, upper
 hoist chain, spreader bar, lower hoist chain, bucket with payload, drag chain and clevis on the drag rope from its
-drum under the fairlead sheave, dump rope from the clevis over the dump block to the arch) to rest.
+drum under the fairlead sheave, dump rope from the clevis over the dump block to the arch) and the boom (pinned at
+its foot to the house, held by the suspension ropes from the mast head) to rest.
 
 Hand calculations, with plane geometry of their own (``models.tangent_point``), not flexmb's rope kernel:
 
@@ -14,6 +15,11 @@ Hand calculations, with plane geometry of their own (``models.tangent_point``), 
   rig), the hoist rope pulling the coupler towards its tangent point on the boom-point sheave (unit vector e_h) and
   the drag rope the clevis towards its tangent point on the fairlead sheave (e_d), so T_h e_h + T_d e_d = W y, two
   equations for the two tensions; exact for the model: rel 1e-8 (the static Newton tolerance);
+* **boom suspension**: moments about the boom foot pin (which takes none): the boom's weight at its centre, the
+  hoist rope's tension (the hand value above) along each of its two spans at their tangent points on the boom-point
+  sheave, and the suspension rope along its line from the boom point to the mast head, T_s = -M / arm; exact for
+  the model: rel 1e-8 (the static Newton tolerance); tests/test_verify_dragline.py also checks the foot pin's
+  reaction against the resultant of these forces;
 * every chain joint in tension, and the dump rope taut (it holds the bucket's front up at rest, our rigging).
 """
 from __future__ import annotations

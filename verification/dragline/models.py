@@ -33,7 +33,8 @@ m, s, N).
     ends) from the mast head straight to the boom point; four 89 mm (3 1/2 in) ropes (two a side) lumped into one,
     EA = 1.44e9 N;
   - the hoist, drag and suspension ropes' unstretched lengths: drawn lengths shortened to carry 1.05 MN, 0.35 MN
-    and 2.4 MN (the hand statics, rounded), so that the static solve starts with taut ropes;
+    and 2.4 MN (rounded estimates of the statics by hand; at rest they carry 1.08, 0.39 and 2.46 MN), so that the
+    static solve starts with taut ropes and the boom stays within 0.01 deg of its drawn 32 deg;
 * rigging, each pair of the machine lumped into one member in the plane of symmetry (the thesis models both):
   hoist coupler 2 t; upper hoist chain 2 links x 2 m, 1 t each; spreader bar
   3 t (5 m across); lower hoist chain 2 links x 2.5 m, 1.25 t each; drag chain 2 links x 3 m, 1.5 t each, from the
