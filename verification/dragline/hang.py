@@ -118,7 +118,7 @@ def chain_tensions(d: Dragline, res, row: int = -1, asm=None) -> dict:
 
     The reaction is the one of ``Assembly.reactions`` (the joint's rows of ``-Phi_q^T lambda`` on the link's
     position coordinates), taken for the chain joints only: ``reactions`` goes over all of the rig's joints, 17 ms a
-    row, which made the 50 rows of the quick cycle cost ~1 s; this is the same sum for the 6 chain joints."""
+    row, which made the 50 rows of the quick cycle cost ~1 s; this is the same sum for the 3 chain joints."""
     asm = d.system.compile() if asm is None else asm
     q, v, t = res.q[row], res.v[row], float(res.t[row])
     lam = np.where(asm.active, res.lam[row], 0.0)
