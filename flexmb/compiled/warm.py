@@ -69,6 +69,9 @@ def _models():
     s.add(fm.CrushElement(a, b, point_a=(0, 0, 0), point_b=(1.0, -0.2, 0.4), curve=([0.0, 0.5], [0.0, 1e3]),
                           unloading_stiffness=1e5))
     s.add(fm.PlasticHinge(a, b, ax, curve=([0.0, 0.5], [0.0, 1e3]), k_elastic=1e4))
+    s.add(fm.SheaveRope((s.ground, (-1.0, 1.0, 0.0)), (b, (1.0, -0.2, 0.4)), [fm.Sheave(a, (0.1, 0.2, 0.3), 0.1,
+                                                                                         sense=-1)],
+                        EA=1e4, damping_time=0.01, initial_tension=10.0))
     yield s
     # modal body and nonlinear beam from a five-element line mesh
     n = 5
