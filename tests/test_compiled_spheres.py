@@ -61,8 +61,15 @@ def test_compiled_narrow_phase_equals_numpy(coupling, law):
     touching = 0
     for g in groups:
         assert g.n_candidates > 0
-        r0, b0 = g.residual_numpy(st, coef)
+        g.use_kernel, g._cache = False, []
+        r0, b0 = g.residual(st, coef)                       # numpy alone (flexmb/kinematics.py)
+        d0 = g.penetration(st)
+        g.use_kernel, g._cache = True, []
         r1, b1 = g.residual(st, coef)
+        d1 = g.penetration(st)
+        cand = np.isfinite(d0)                                # -inf: not a candidate (plane combinations)
+        assert np.array_equal(cand, np.isfinite(d1))
+        assert np.max(np.abs(d1[cand] - d0[cand])) <= 1e-15   # m: penetrations of ~1e-3 m, to round-off
         assert np.max(np.abs(r0)) > 0.0
         touching += np.count_nonzero(np.abs(r0).sum(axis=1))
         assert np.max(np.abs(r1 - r0)) <= 1e-12 * np.max(np.abs(r0))

@@ -381,6 +381,8 @@ class _Group(ElementGroup):
 
     # -- the compiled narrow phase (flexmb/compiled/spheres.py) ------------------------------------------------
     _code = -1             # the measure of the compiled kernel (forces.LENGTH, AXIAL); -1: no kernel
+    use_kernel = True
+    """False: evaluate with numpy only (the reference of the compiled kernel in the tests)."""
 
     def _candidate_arrays(self):
         """``(bi, bj, vec (n, 4, 3), shp (n, 4, 3, M), offset, approach ids, law rows)`` of the current candidates
@@ -403,7 +405,7 @@ class _Group(ElementGroup):
         """One call of the compiled kernel: ``(delta, rate, r, blocks)`` of the current candidates (r and blocks
         per slot, None unless wanted), or None where the kernel does not apply (user laws, coincident
         centres: the numpy evaluation then reports)."""
-        if self._code < 0 or self.law_table.any_user:
+        if self._code < 0 or self.law_table.any_user or not self.use_kernel:
             return None
         from ..compiled.forces import sides_of
         from ..compiled.spheres import candidate_kernel
@@ -631,11 +633,16 @@ class PlaneGroup(_Group):
     def _evaluate(self, qe, ve) -> _Contacts:
         c = self.cand
         p, l = self.combos[c, 0], self.combos[c, 1]
-        self.stats["evaluations"] += 1
-        self.stats["candidates_evaluated"] += c.size
-        X, V, P, Pd, n, nd = self._frames(qe, ve, p, l)
-        x = np.einsum("nk,nk->n", n, X - P)
-        xdot = np.einsum("nk,nk->n", n, V - Pd) + np.einsum("nk,nk->n", nd, X - P)
+        fast = self._compiled(qe, ve, None, False)      # penetrations and rates in one compiled call
+        if fast is None:
+            self.stats["evaluations"] += 1
+            self.stats["candidates_evaluated"] += c.size
+            X, V, P, Pd, n, nd = self._frames(qe, ve, p, l)
+            x = np.einsum("nk,nk->n", n, X - P)
+            xdot = np.einsum("nk,nk->n", n, V - Pd) + np.einsum("nk,nk->n", nd, X - P)
+            delta, rate = self.R[p] - x, -xdot
+        else:
+            delta, rate = fast[0], fast[1]
         bi, bj = self.lb[l], self.pb[p]
 
         def expression(mask):
@@ -646,7 +653,7 @@ class PlaneGroup(_Group):
             return kin.dot(kin.body_vector(st, 0, self.ln[lm]),
                            kin.separation(st, self.lu[lm], self.u[pm], None, Sj), st.xd)
 
-        return _Contacts(self.R[p] - x, -xdot, c, self.plaw[p], bi, bj, expression)
+        return _Contacts(delta, rate, c, self.plaw[p], bi, bj, expression)
 
     def penetration(self, st: EvalState) -> np.ndarray:
         """Penetration (m) of every node/sphere-plane combination, ``-inf`` where it is not a candidate."""
@@ -760,13 +767,18 @@ class SphereGroup(_Group):
     def _evaluate(self, qe, ve) -> _Contacts:
         i, j = self.ci, self.cj
         s = self.slots
-        self.stats["evaluations"] += 1
-        self.stats["candidates_evaluated"] += i.size
-        X, V = _global_points(qe, ve, s.F_i[self.sb], s.M_i[self.sb], self.u, self.S)    # every sphere once
         n = i.size
-        d, dd = X[j] - X[i], V[j] - V[i]
-        L = np.linalg.norm(d, axis=1)
-        xdot = np.einsum("nk,nk->n", d, dd) / np.maximum(L, _TINY)
+        fast = self._compiled(qe, ve, None, False)      # penetrations and rates in one compiled call
+        if fast is None:
+            self.stats["evaluations"] += 1
+            self.stats["candidates_evaluated"] += i.size
+            X, V = _global_points(qe, ve, s.F_i[self.sb], s.M_i[self.sb], self.u, self.S)    # every sphere once
+            d, dd = X[j] - X[i], V[j] - V[i]
+            L = np.linalg.norm(d, axis=1)
+            xdot = np.einsum("nk,nk->n", d, dd) / np.maximum(L, _TINY)
+            delta, rate = self.R[i] + self.R[j] - L, -xdot
+        else:
+            delta, rate = fast[0], fast[1]
         bi, bj = self.sb[i], self.sb[j]
 
         def expression(mask):
@@ -777,7 +789,7 @@ class SphereGroup(_Group):
                 Si, Sj = self.S[i[mask]], self.S[j[mask]]
             return kin.norm(kin.separation(st, self.u[i[mask]], self.u[j[mask]], Si, Sj), st.xd)
 
-        return _Contacts(self.R[i] + self.R[j] - L, -xdot, np.arange(n), self.slaw[i], bi, bj, expression)
+        return _Contacts(delta, rate, np.arange(n), self.slaw[i], bi, bj, expression)
 
     def penetration(self, st: EvalState) -> np.ndarray:
         """Penetration ``R_i + R_j - |c_j - c_i|`` (m) of every candidate pair."""

@@ -19,8 +19,11 @@ import scipy.sparse as sp
 
 from ..bodies.flexible import FlexibleBody
 from ..bodies.rigid import RigidBody
+from ..contact.mesh import PlaneGroup, SphereGroup
 from ..contact.pairs import ContactGroup
 from ..forces.applied import AppliedLoadGroup
+from ..groups import EvalState
+from ..joints.kernels import extend
 from ..forces.particles import ParticleAnchorGroup, ParticleGroup, ParticleLinkGroup
 from ..forces.springs import ScalarSpringGroup
 from ..joints.kernels import ROWS, SLOTS
@@ -307,8 +310,13 @@ class CompiledEvaluation:
         self.n = asm.nq + asm.m
         self.dense = self.n <= DENSE_LIMIT
         self.step = CompiledStep(asm, sparse=not self.dense)
+        from ..compiled.scatter import add_at
         from ..compiled.step import equations
-        self._equations = equations
+        self._equations, self._add_at = equations, add_at
+        # candidate contacts (sphere clouds, point-plane): one compiled kernel call per group besides the equations
+        pos = asm.pattern.dense_positions if self.dense else asm.pattern.sparse_positions
+        self._side = [(g, sc, pos[h]) for g, h, sc in zip(asm.families, asm._h["families"], asm._family_scatter)
+                      if _kernel_contacts(g)]
         self._nnz = asm.pattern.nnz
         self._empty = np.zeros(0)
 
@@ -317,7 +325,8 @@ class CompiledEvaluation:
         """Whether the compiled evaluation holds every term of the model (the families, bodies and rows of
         :meth:`CompiledStep.qualifies`, at any size)."""
         s = asm.system
-        return (all(isinstance(g, _COMPILED_FAMILIES) or _plain_contacts(g) for g in asm.families)
+        return (all(isinstance(g, _COMPILED_FAMILIES) or _plain_contacts(g) or _kernel_contacts(g)
+                    for g in asm.families)
                 and all(isinstance(b, (RigidBody, FlexibleBody)) for b in s.bodies)
                 and not any(g._python_structures for g in asm.flexible)
                 and asm.nonholonomic.m == 0 and not asm.interface_loads)
@@ -340,6 +349,15 @@ class CompiledEvaluation:
         if not self._equations(q, v, a, lam, asm.active, want, cM, cC, cK, cH, c.model, c._dynamic(), r, phi,
                                vals):
             return None
+        if self._side:
+            qe, ve = extend(q, v)
+            st = EvalState(q, v, a, t, qe, ve)
+            kc = (cM, cC, cK) if want else None
+            for g, sc, pos in self._side:
+                rg, bg = g.residual(st, kc)
+                self._add_at(r, sc, np.ascontiguousarray(rg, dtype=float).reshape(-1))
+                if want:
+                    self._add_at(vals, pos, np.ascontiguousarray(bg, dtype=float).reshape(-1))
         if not want:
             return r, _Rows(phi), None
         if self.dense:
@@ -353,6 +371,11 @@ class CompiledEvaluation:
 def family_blocks(asm, kind: type) -> list[tuple]:
     """The element-family groups of type ``kind`` of a compiled model with their Newton-block handles."""
     return [(g, h) for g, h in zip(asm.families, asm._h["families"]) if isinstance(g, kind)]
+
+
+def _kernel_contacts(g) -> bool:
+    """A candidate-contact group with a compiled narrow phase and built-in laws (flexmb/contact/mesh.py)."""
+    return isinstance(g, (SphereGroup, PlaneGroup)) and not g.law_table.any_user and g.use_kernel
 
 
 def _plain_contacts(g) -> bool:
