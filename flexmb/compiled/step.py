@@ -15,7 +15,7 @@ a block of fixed steps, with the driver and damping powers of the energy balance
 
 The model is a tuple of tuples of arrays (built by :class:`flexmb.solvers.compiled_step.CompiledStep`; each
 helper gets only the part it uses, since numba passes a tuple as all its arrays' fields):
-``(bodies, joints, flex, norm, springs, contacts, loads, driver_rows)`` with
+``(bodies, joints, flex, norm, springs, contacts, loads, driver_rows, particles)`` with
 
 * ``bodies = (idx, mass, J, gravity, pos_body)``: rigid bodies (flexmb/compiled/rigid.py), block positions;
 * ``joints = (gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess)``: joint primitive groups; row g
@@ -41,7 +41,13 @@ helper gets only the part it uses, since numba passes a tuple as all its arrays'
   contact onsets between steps);
 * ``loads = (lidx, lis_force, lbody_fixed, ls, lvec, pos_loads)``: applied forces and torques
   (flexmb/forces/applied.py), their vectors at the current time in ``lvec`` (set before each step);
-* ``driver_rows``: the rows of driver constraints.
+* ``driver_rows``: the rows of driver constraints;
+* ``particles = (pgather, pmass, gravity, pos_p, lgather, lk, lc, lL0, pos_l, agather, apoint, ak, ac, pos_a)``:
+  particles, particle links and anchors (flexmb/forces/particles.py, :func:`particle_terms`).
+
+The block positions are those of a dense row-major matrix for :func:`alpha_step` and :func:`alpha_run`, or of
+the CSR value array of the pattern when :class:`flexmb.solvers.compiled_step.CompiledEvaluation` calls
+:func:`equations` for a sparse model.
 """
 from __future__ import annotations
 
