@@ -123,3 +123,21 @@ def test_compiled_blocks_are_the_derivatives(coupling):
         scale = np.max(np.abs(D))
         assert scale > 0.0
         assert np.max(np.abs(K - D)) <= 1e-6 * scale
+
+
+@pytest.mark.parametrize("n, spread", [(0, 1.0), (1, 1.0), (300, 0.1), (2000, 0.3), (500, 50.0)])
+def test_grid_broad_phase_finds_the_pairs_of_the_tree_search(n, spread):
+    """The compiled grid search returns exactly the pairs of ``broadphase.sphere_pairs`` (cKDTree), in the same
+    order: clustered and sparse clouds, mixed radii, pairs of one group excluded."""
+    from flexmb.compiled.spheres import grid_pairs
+    from flexmb.contact.broadphase import sphere_pairs
+    rng = np.random.default_rng(n)
+    c = rng.uniform(0.0, spread, (n, 3))
+    e = rng.uniform(0.005, 0.02, n)
+    e[::50] *= 5.0                                            # a few large ones
+    g = rng.integers(0, max(n // 3, 1), n)
+    i0, j0 = sphere_pairs(c, e, g)
+    i1, j1 = grid_pairs(c, e, g.astype(np.int64))
+    assert np.array_equal(i0, i1) and np.array_equal(j0, j1)
+    if n >= 300 and spread < 1.0:
+        assert i0.size > n                                    # a dense cloud: many pairs

@@ -752,7 +752,9 @@ class SphereGroup(_Group):
         s = self.slots
         X, _ = _global_points(qe, ve, s.F_i[self.sb], s.M_i[self.sb], self.u, self.S)
         grow = self.skin.inflation(X)
-        i, j = sphere_pairs(X, self.R + grow, self.sb)
+        from ..compiled.spheres import grid_pairs      # the pairs of broadphase.sphere_pairs, on a compiled grid
+        i, j = grid_pairs(np.ascontiguousarray(X, dtype=float), np.ascontiguousarray(self.R + grow, dtype=float),
+                          np.ascontiguousarray(self.sb, dtype=np.int64))
         same = self.cloud[i] == self.cloud[j]
         i, j = i[same], j[same]
         swap = self.sb[i] > self.sb[j]                  # body pair (bi < bj): one slot per body pair
