@@ -231,5 +231,11 @@ def grid_pairs(c, e, groups):
                                 pi, pj = pi2, pj2
                             pi[m], pj[m] = i, j
                             m += 1
-        pj[first:m] = np.sort(pj[first:m])
+        for a in range(first + 1, m):        # insertion sort of i's partners (a few)
+            t = pj[a]
+            b = a - 1
+            while b >= first and pj[b] > t:
+                pj[b + 1] = pj[b]
+                b -= 1
+            pj[b + 1] = t
     return pi[:m].copy(), pj[:m].copy()
