@@ -35,6 +35,10 @@ def _attached(xq, xv, side, mc, m, u0, S, origin, X, V, A, B, ud):
     0-6, 1: columns 7-13; modes at columns ``mc``): ``A(p) u`` (+ the body's origin ``r`` when ``origin``) and
     ``B(p, u) p_dot + A S eta_dot`` (+ ``r_dot``), as flexmb/contact/surface.py ``_global_points``."""
     f = 7 * side
+    if origin and m == 0 and u0[0] == 0.0 and u0[1] == 0.0 and u0[2] == 0.0:     # the body's origin (a centre)
+        for a in range(3):
+            X[a], V[a] = xq[f + a], xv[f + a]
+        return
     for a in range(3):
         t = u0[a]
         for k in range(m):

@@ -32,6 +32,7 @@ import warnings
 import numpy as np
 
 from .. import kinematics as kin
+from ..compiled import lazy_module
 from .. import rotations as rot
 from ..bodies.base import Body, Site
 from .. import checks
@@ -45,6 +46,8 @@ from .broadphase import Skin, SlotMap, box_pairs, sphere_pairs, transfer_approac
 from .laws import ApproachSpeeds, ContactLaw, LawTable
 from .surface import (_MAX_LISTED, _TINY, EDGE, FACE, VERTEX, TriangleMesh, _compose, _dot, _global_points, _listing,
                       closest_point_on_triangles, feature_measure)
+
+_spheres = lazy_module("flexmb.compiled.spheres")     # numba loads when a sphere cloud is first evaluated
 
 __all__ = ["TriangleMesh", "SphereMeshContact", "NodeMeshContact", "NodePlaneContact", "SphereCloudContact",
            "ContactMarginWarning", "contact_groups", "build_groups", "closest_point_on_triangles", "MESH_CONTACTS"]
@@ -407,8 +410,6 @@ class _Group(ElementGroup):
         centres: the numpy evaluation then reports)."""
         if self._code < 0 or self.law_table.any_user or not self.use_kernel:
             return None
-        from ..compiled.forces import sides_of
-        from ..compiled.spheres import candidate_kernel
         gather, vec, shp, offset, ids, law, a, b = self._kernel_arrays()
         n, nx, ns = gather.shape[0], self.slots.nx, self.slots.n_slots
         want_blocks = coef is not None
@@ -418,8 +419,8 @@ class _Group(ElementGroup):
         blk = np.empty((ns if want_forces and want_blocks else 0, nx, nx))
         ap, L = self.approach, self.law_table
         t0 = time.perf_counter()
-        bad = candidate_kernel(self._code, np.ascontiguousarray(qe, dtype=float),
-                               np.ascontiguousarray(ve, dtype=float), gather, vec, shp, sides_of(self._code),
+        bad = _spheres.candidate_kernel(self._code, np.ascontiguousarray(qe, dtype=float),
+                               np.ascontiguousarray(ve, dtype=float), gather, vec, shp, self._sides,
                                self.slots.m_i, self.slots.m_j, offset, ids, law, L.kind, L.K, L.n, L.h, L.v_min,
                                L.c, ap.speed, ap.in_contact, ap.last_rate, a, b, cC, cK, want_forces, want_blocks,
                                delta, rate, r, blk)
@@ -551,6 +552,7 @@ class PlaneGroup(_Group):
     label = "node/sphere-plane contacts"
     n_candidates = property(lambda self: int(self.cand.size))
     _code = 2              # compiled/forces.py AXIAL: x = n . (X - P)
+    _sides = np.array([0, 0, 1, 0], dtype=np.int64)     # its slots' bodies (compiled/forces.py SLOTS)
 
     def _candidate_arrays(self):
         c = self.cand
@@ -692,6 +694,7 @@ class SphereGroup(_Group):
     label = "sphere cloud contacts"
     n_candidates = property(lambda self: int(self.ci.size))
     _code = 0              # compiled/forces.py LENGTH: x = |c_j - c_i|
+    _sides = np.array([0, 1, 0, 0], dtype=np.int64)
 
     def _candidate_arrays(self):
         i, j = self.ci, self.cj
