@@ -10,6 +10,8 @@ factorizations must be equal (the same convergence decisions).
 from __future__ import annotations
 
 import numpy as np
+import pytest
+
 import flexmb as fm
 from flexmb.solvers import compiled_step as cs
 from flexmb.solvers.linalg import DENSE_LIMIT
@@ -134,19 +136,21 @@ def _spheres(n: int) -> fm.System:
     return s
 
 
-def test_sphere_clouds_take_the_compiled_evaluation(monkeypatch):
-    """64 spheres (448 coordinates, sparse) with the energy balance and contact-onset location on: the compiled
-    evaluation (equations + one narrow-phase kernel call per contact group) gives the same trajectory, onset cuts,
-    Newton counts, contact work and history (broad-phase state, approach speeds) as the general assembly with the
-    numpy narrow phase."""
+@pytest.mark.parametrize("n", [27, 64])
+def test_sphere_clouds_take_the_compiled_evaluation(monkeypatch, n):
+    """27 spheres (189 coordinates: the dense matrix and LAPACK LU) and 64 (448, sparse) with the energy balance
+    and contact-onset location on: the compiled evaluation (equations + one narrow-phase kernel call per contact
+    group) gives the same trajectory, onset cuts, Newton counts, contact work and history (broad-phase state,
+    approach speeds) as the general assembly with the numpy narrow phase."""
     from flexmb.contact.mesh import _Group
-    s = _spheres(64)
+    s = _spheres(n)
     asm = s.compile()
-    assert asm.nq + asm.m > DENSE_LIMIT and cs.CompiledEvaluation.qualifies(asm)
+    assert (asm.nq + asm.m > DENSE_LIMIT) == (n == 64) and cs.CompiledEvaluation.qualifies(asm)
+    assert not cs.CompiledStep.qualifies(asm, reuse_matrix=False)
     fast = fm.simulate(s, t_end=0.01, h=1e-4)
     _general(monkeypatch)
     monkeypatch.setattr(_Group, "use_kernel", False)
-    ref = fm.simulate(_spheres(64), t_end=0.01, h=1e-4)
+    ref = fm.simulate(_spheres(n), t_end=0.01, h=1e-4)
     assert fast.t.shape == ref.t.shape and np.max(np.abs(fast.t - ref.t)) < 1e-12
     _same(fast, ref)
     assert fast.history.shape == ref.history.shape

@@ -622,8 +622,8 @@ class PlaneGroup(_Group):
         L, _ = _global_points(qe, ve, s.F_i[self.lb], None, self.lu, None)
         gp, gl = self.skin_p.inflation(X), self.skin_l.inflation(L)
         p, l = self.combos[:, 0], self.combos[:, 1]
-        F = s.F_i[self.lb[l]]
-        n = np.einsum("nij,nj->ni", rot.A(qe[F[:, 3:]]), self.ln[l])
+        F = s.F_i[self.lb]
+        n = np.einsum("nij,nj->ni", rot.A(qe[F[:, 3:]]), self.ln)[l]      # each plane's normal once
         h = np.einsum("nk,nk->n", n, X[p] - L[l]) - self.R[p]
         self.cand = np.flatnonzero(h <= gp[p] + gl[l])
 
