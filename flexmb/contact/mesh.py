@@ -442,8 +442,9 @@ class _Group(ElementGroup):
         return self.residual_numpy(st, coef)
 
     def residual_numpy(self, st: EvalState, coef=None):
-        """:meth:`residual` evaluated with numpy through flexmb/kinematics.py (user laws, meshes; the reference
-        of the compiled kernels)."""
+        """:meth:`residual` evaluated with numpy through flexmb/kinematics.py (user laws, meshes); with
+        ``use_kernel = False`` entirely in numpy, the reference of the compiled kernels (else the penetrations and
+        rates come from the kernel)."""
         qe, ve = st.qe, st.ve
         c = self._contacts(qe, ve)
         dm = self.approach.trial(c.delta, c.rate, ids=c.ids) if c.delta.size else c.delta
