@@ -19,7 +19,7 @@ links; measured: 110 s of one core before, docs/architecture.md §2).
 
 The model is a tuple of tuples of arrays (built by :class:`flexmb.solvers.compiled_step.CompiledStep`; each
 helper gets only the part it uses, since numba passes a tuple as all its arrays' fields):
-``(bodies, joints, flex, norm, springs, contacts, loads, driver_rows, motors)`` with
+``(bodies, joints, flex, norm, springs, contacts, loads, driver_rows, motors, particles)`` with
 
 * ``bodies = (idx, mass, J, gravity, pos_body)``: rigid bodies (flexmb/compiled/rigid.py), block positions;
 * ``joints = (gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess)``: joint primitive groups; row g
@@ -49,7 +49,13 @@ helper gets only the part it uses, since numba passes a tuple as all its arrays'
 * ``motors = (mtab, mgather, mscatter, mvec, mshp, msides, mstate, mref, mK, mr, mL, mD, mV, pos_motor)``: DC
   motors (flexmb/forces/motor.py), one row of ``mtab`` per group ``(n, nx, m_i, m_j, modes, offset in mgather, in
   mvec, in mshp, in the per-instance values, in pos_motor)``; the scatter has the motor's charge as last column
-  (``nx + 1`` per instance), ``mV`` the supply voltages at the current time (set before each step).
+  (``nx + 1`` per instance), ``mV`` the supply voltages at the current time (set before each step);
+* ``particles = (pgather, pmass, gravity, pos_p, lgather, lk, lc, lL0, pos_l, agather, apoint, ak, ac, pos_a)``:
+  particles, particle links and anchors (flexmb/forces/particles.py, :func:`particle_terms`).
+
+The block positions are those of a dense row-major matrix for :func:`alpha_step` and :func:`alpha_run`, or of
+the CSR value array of the pattern when :class:`flexmb.solvers.compiled_step.CompiledEvaluation` calls
+:func:`equations` for a sparse model.
 """
 from __future__ import annotations
 
@@ -61,6 +67,7 @@ from .forces import ANGLE, contact_kernel, loads_kernel, measure_kernel, motor_k
 from .flexible import evaluate as flexible_evaluate
 from .joints import (_angle_hess, _angle_rows, _coordinate_hess, _coordinate_rows, _distance_hess,
                      _distance_rows, _dot1_hess, _dot1_rows, _dot2_hess, _dot2_rows, _point_hess, _point_rows)
+from .particles import anchor_kernel, link_kernel, particle_kernel
 from .rigid import rigid_residual
 from .scatter import add_at, add_scaled_at, add_transpose_product
 from .stepping import apply_increment, corrected_rates, newton_rhs, newton_weights, predict
@@ -318,7 +325,7 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
     approach-speed history ``(speed, in_contact, last_rate)`` per pair. Returns False when a spring or a
     sphere-sphere contact has no direction (coincident points)."""
     false_, angle_ = np.bool_(False), np.int64(ANGLE)  # no literals (docs/architecture.md §2)
-    bodies, joints, flex, norm, springs, contacts, loads, driver_rows, motors = model
+    bodies, joints, flex, norm, springs, contacts, loads, driver_rows, motors, particles = model
     idx, mass, J, gravity, pos_body = bodies
     gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess = joints
     ftab, fdata, idata, wdata, ftabs, fidx, pos_flex = flex
@@ -403,6 +410,9 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
         add_at(r, sc_.reshape(-1), rc.reshape(-1))
         if with_matrix:
             add_at(vals, pos, bc.reshape(-1))
+    # particles, their links and anchors (compiled/particles.py)
+    if not particle_terms(q, v, vd, qe, ve, particles, cM, cC, cK, with_matrix, r, vals):
+        return False
     # joint primitives, one kernel per group
     jac = np.empty(pos_jac.size)
     H = np.empty(pos_hess.size)
@@ -537,7 +547,7 @@ def powers(q, v, lam, act, model):
     ftab, fdata, idata, wdata, ftabs = flex[0], flex[1], flex[2], flex[3], flex[4]
     gtab, gather = joints[0], joints[1]
     damping_ = np.int64(3)      # energy(): the damping power (no literal, docs/architecture.md §2)
-    p_nc = loads_power(q, v, loads) + motors_power(q, v, model[8])
+    p_nc = loads_power(q, v, loads) + motors_power(q, v, model[8]) + particle_power(q, v, model[9])
     for f in range(ftab.shape[0]):
         p_nc += flexible_energy(v, v, fdata[ftab[f, 0]:ftab[f, 0] + ftab[f, 1]],
                                 idata[ftab[f, 2]:ftab[f, 2] + ftab[f, 3]], wdata[ftab[f, 4]:ftab[f, 4] + ftab[f, 5]],
@@ -664,3 +674,70 @@ def alpha_run(n_steps, t0, t_end, h, h_max, q0, v0, vd0, a0, lam0, am, af, beta,
         out_off[k] = switched_off_violation(q, off_rows, model[1], model[3]) if off_rows.size else 0.0
         last_a[:] = a
     return taken, code
+
+
+# -- particles, particle links and anchors (flexmb/forces/particles.py) -----------------------------------------
+@njit(cache=True)
+def particle_terms(q, v, vd, qe, ve, parts, cM, cC, cK, with_matrix, r, vals):
+    """Add the particles' ``m (a - g)``, the links' and the anchors' ``-Q`` (flexmb/compiled/particles.py) into
+    ``r`` and, when ``with_matrix``, their blocks ``cM m I``, ``cK dr/dq + cC dr/dv`` into ``vals`` through their
+    position maps. ``parts = (pgather, pmass, gravity, pos_p, lgather, lk, lc, lL0, pos_l, agather, apoint, ak, ac,
+    pos_a)`` (:class:`flexmb.solvers.compiled_step.CompiledStep`). Returns False when a link has zero length (no
+    direction: the general path reports it)."""
+    pgather, pmass, pg, pos_p, lgather, lk, lc, lL0, pos_l, agather, apoint, ak, ac, pos_a = parts
+    n = pgather.shape[0]
+    if n:
+        rp = np.empty((n, 3))
+        bp = np.empty((n if with_matrix else 0, 3, 3))
+        particle_kernel(q, v, vd, pgather, pmass, pg, cM, with_matrix, rp, bp)
+        add_at(r, pgather.reshape(-1), rp.reshape(-1))
+        if with_matrix:
+            add_at(vals, pos_p, bp.reshape(-1))
+    n = lgather.shape[0]
+    if n:
+        for k in range(n):
+            s = 0.0
+            for i in range(3):
+                d = qe[lgather[k, 3 + i]] - qe[lgather[k, i]]
+                s += d * d
+            if not s > 0.0:
+                return False
+        rl = np.empty((n, 6))
+        bl = np.empty((n if with_matrix else 0, 6, 6))
+        link_kernel(qe, ve, lgather, lk, lc, lL0, cK, cC, with_matrix, rl, bl, np.empty((n, 3)))
+        add_at(r, lgather.reshape(-1), rl.reshape(-1))
+        if with_matrix:
+            add_at(vals, pos_l, bl.reshape(-1))
+    n = agather.shape[0]
+    if n:
+        ra = np.empty((n, 3))
+        ba = np.empty((n if with_matrix else 0, 3, 3))
+        anchor_kernel(q, v, agather, apoint, ak, ac, cK, cC, with_matrix, ra, ba, np.empty((n, 2)))
+        add_at(r, agather.reshape(-1), ra.reshape(-1))
+        if with_matrix:
+            add_at(vals, pos_a, ba.reshape(-1))
+    return True
+
+
+@njit(cache=True)
+def particle_power(q, v, parts):
+    """Damper power (W) of the particle links ``-sum c L_dot^2`` and anchors ``-sum c |x_dot|^2`` (as
+    ``ParticleLinkGroup.power`` and ``ParticleAnchorGroup.power``)."""
+    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
+    lgather, lk, lc, lL0, agather, apoint, ak, ac = parts[4], parts[5], parts[6], parts[7], parts[9], parts[10], \
+        parts[11], parts[12]
+    P = 0.0
+    n = lgather.shape[0]
+    if n:
+        qe, ve = _extended(q, v)
+        pl = np.empty((n, 3))
+        link_kernel(qe, ve, lgather, lk, lc, lL0, 0.0, 0.0, false_, np.empty((n, 6)), np.empty((0, 6, 6)), pl)
+        for k in range(n):
+            P -= lc[k] * pl[k, 2] * pl[k, 2]
+    n = agather.shape[0]
+    if n:
+        pa = np.empty((n, 2))
+        anchor_kernel(q, v, agather, apoint, ak, ac, 0.0, 0.0, false_, np.empty((n, 3)), np.empty((0, 3, 3)), pa)
+        for k in range(n):
+            P += pa[k, 1]
+    return P

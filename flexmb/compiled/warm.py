@@ -60,6 +60,16 @@ def _models():
         for item in joint(a, b):
             s.add(item)
         yield s
+    # particles with links and anchors; a sphere cloud with planes (compiled/particles.py, compiled/spheres.py)
+    s, a, b = two()
+    P = s.add(fm.Particles([(0.0, 0.0, 0.0), (0.1, 0.0, 0.0), (0.2, 0.05, 0.0)], 0.1))
+    s.add(fm.ParticleLinks(P, "chain", 1e3, 0.5))
+    s.add(fm.ParticleAnchors(P, 0, stiffness=1e4, damping=1.0))
+    c = s.add(fm.RigidBody(1.0, (0.1, 0.1, 0.1), position=(0.1, 0.9, 0.4), name="c"))
+    s.add(fm.contact.mesh.SphereCloudContact([a, b, c], [(0.1, 0.2, 0.3), (1.0, -0.2, 0.4), (0.1, 0.9, 0.4)], 0.5,
+                                             fm.contact.LankaraniNikravesh(1e4, 0.6),
+                                             planes=[(s.ground, (0, 0, 0), (0, 1, 0))]))
+    yield s
     s, a, b = two()
     law = fm.contact.LankaraniNikravesh(1e4, 0.6)
     s.add(fm.SpherePlaneContact(s.ground, a, point=(0, 0, 0), normal=(0.1, 1.0, 0.2), center=(0.1, 0.2, 0.3),

@@ -15,17 +15,21 @@ again there, which retries it or raises the failure with its diagnostics.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..bodies.flexible import FlexibleBody
 from ..bodies.rigid import RigidBody
+from ..contact.mesh import PlaneGroup, SphereGroup
 from ..contact.pairs import ContactGroup
 from ..forces.applied import AppliedLoadGroup
 from ..forces.motor import DCMotorGroup
+from ..forces.particles import ParticleAnchorGroup, ParticleGroup, ParticleLinkGroup
 from ..forces.springs import ScalarSpringGroup
-from ..joints.kernels import ROWS, SLOTS
+from ..groups import EvalState
+from ..joints.kernels import ROWS, SLOTS, extend
 from .linalg import DENSE_LIMIT
 
-__all__ = ["CompiledStep", "StepBlock"]
+__all__ = ["CompiledStep", "CompiledEvaluation", "StepBlock"]
 
 
 class StepBlock:
@@ -43,9 +47,11 @@ class StepBlock:
 class CompiledStep:
     """The model tuple of one compiled System for :mod:`flexmb.compiled.step`."""
 
-    def __init__(self, asm):
+    def __init__(self, asm, sparse: bool = False):
         self.asm = asm
-        h, dense = asm._h, asm.pattern.dense_positions
+        self.sparse = sparse
+        # block positions in the dense row-major matrix, or in the CSR value array of the pattern (sparse models)
+        h, dense = asm._h, (asm.pattern.sparse_positions if sparse else asm.pattern.dense_positions)
         rigid = asm.rigid
         kinds = list(ROWS)
         empty_i, empty_f = np.zeros(0, dtype=np.int64), np.zeros(0)
@@ -97,7 +103,7 @@ class CompiledStep:
         norm = (asm.norm.cols, dense[h["norm_jac"]], dense[h["norm_jacT"]], dense[h["norm_hess"]], dense[h["D"]])
         self.model = (bodies, joints, flex, norm, self._springs(asm, dense), self._contacts(asm, dense),
                       self._loads(asm, dense), np.flatnonzero(asm.driver_rows).astype(np.int64),
-                      self._motors(asm, dense))
+                      self._motors(asm, dense), self._particles(asm, dense))
         self._no_contacts = (empty_f, np.zeros(0, dtype=bool), empty_f)
         self.driven = np.array([cat([c0 for _, c0, _ in self._drivers] or [empty_i]),
                                 cat([c1 for _, _, c1 in self._drivers] or [empty_i])], dtype=np.int64).reshape(2, -1)
@@ -164,6 +170,29 @@ class CompiledStep:
                 _cat([m.angle_ref for m in ms], float), *(_cat([getattr(g, a) for g, _ in groups], float)
                                                           for a in ("K_p", "r_a", "L_a", "D")),
                 self._volts, _cat([dense[h] for _, h in groups], np.int64))
+
+    @staticmethod
+    def _particles(asm, dense) -> tuple:
+        """The particle family's part of the model tuple (compiled/step.py ``particle_terms``): gathers (equal to
+        the scatters), masses, gravity, per-instance parameters and block positions of the particles, links and
+        anchors (empty arrays for a model without them)."""
+        f, i = np.float64, np.int64
+        parts = {type(g): (g, h) for g, h in zip(asm.families, asm._h["families"])
+                 if isinstance(g, (ParticleGroup, ParticleLinkGroup, ParticleAnchorGroup))}
+
+        def arr(x, dtype, shape=(0,)):
+            return np.ascontiguousarray(x, dtype=dtype) if x is not None else np.zeros(shape, dtype=dtype)
+
+        g, hp = parts.get(ParticleGroup, (None, None))
+        out = [arr(g and g.scatter, i, (0, 3)), arr(g and g.mass, f), arr(g and g.g, f, (3,)),
+               arr(g and dense[hp], i)]
+        g, hl = parts.get(ParticleLinkGroup, (None, None))
+        out += [arr(g and g.scatter, i, (0, 6)), arr(g and g.k, f), arr(g and g.c, f), arr(g and g.L0, f),
+                arr(g and dense[hl], i)]
+        g, ha = parts.get(ParticleAnchorGroup, (None, None))
+        out += [arr(g and g.scatter, i, (0, 3)), arr(g and g.point, f, (0, 3)), arr(g and g.k, f),
+                arr(g and g.c, f), arr(g and dense[ha], i)]
+        return tuple(out)
 
     def _set_loads(self, t: float) -> None:
         if self._load_group is not None:
@@ -232,8 +261,7 @@ class CompiledStep:
         """Whether a compiled model can take the compiled step (see the module's docstring)."""
         s = asm.system
         return (not reuse_matrix and asm.nq + asm.m <= DENSE_LIMIT
-                and all(isinstance(g, (ScalarSpringGroup, AppliedLoadGroup, DCMotorGroup)) or _plain_contacts(g)
-                        for g in asm.families)
+                and all(isinstance(g, _COMPILED_FAMILIES) or _plain_contacts(g) for g in asm.families)
                 and all(isinstance(b, (RigidBody, FlexibleBody)) for b in s.bodies)
                 and not any(g._python_structures for g in asm.flexible)
                 and asm.nonholonomic.m == 0 and not asm.interface_loads)
@@ -305,9 +333,100 @@ class CompiledStep:
         return block, int(stats[0]), int(stats[1])
 
 
+_COMPILED_FAMILIES = (ScalarSpringGroup, AppliedLoadGroup, DCMotorGroup, ParticleGroup, ParticleLinkGroup,
+                      ParticleAnchorGroup)
+"""Element families the compiled evaluation holds (besides contact pairs with built-in laws, no friction)."""
+
+
+class _Rows:
+    """Constraint values of a compiled evaluation (the part of ``Assembly.constraints`` the Newton step reads)."""
+
+    __slots__ = ("phi",)
+
+    def __init__(self, phi: np.ndarray):
+        self.phi = phi
+
+
+class CompiledEvaluation:
+    """``Assembly.residual`` of a model the compiled step holds, in one compiled call per Newton iteration, for the
+    models that do not take the whole step compiled: sparse ones (``nq + m > DENSE_LIMIT``) and runs that keep the
+    iteration matrix across steps. :func:`flexmb.compiled.step.equations` evaluates the residual, the constraint
+    values and the Newton-matrix values straight into the CSR value array of the fixed pattern (the pattern's
+    ``sparse_positions``; dense row-major positions for small systems); the factorization (SuperLU, CHOLMOD,
+    LAPACK), its reuse across iterations and steps, and everything else of
+    :meth:`~flexmb.solvers.generalized_alpha.AlphaStepper.step` stay as they are."""
+
+    def __init__(self, asm):
+        self.asm = asm
+        self.n = asm.nq + asm.m
+        self.dense = self.n <= DENSE_LIMIT
+        self.step = CompiledStep(asm, sparse=not self.dense)
+        from ..compiled.scatter import add_at
+        from ..compiled.step import equations
+        self._equations, self._add_at = equations, add_at
+        # candidate contacts (sphere clouds, point-plane): one compiled kernel call per group besides the equations
+        pos = asm.pattern.dense_positions if self.dense else asm.pattern.sparse_positions
+        self._side = [(g, sc, pos[h]) for g, h, sc in zip(asm.families, asm._h["families"], asm._family_scatter)
+                      if _kernel_contacts(g)]
+        self._nnz = asm.pattern.nnz
+        self._empty = np.zeros(0)
+
+    @staticmethod
+    def qualifies(asm) -> bool:
+        """Whether the compiled evaluation holds every term of the model (the families, bodies and rows of
+        :meth:`CompiledStep.qualifies`, at any size)."""
+        s = asm.system
+        return (all(isinstance(g, _COMPILED_FAMILIES) or _plain_contacts(g) or _kernel_contacts(g)
+                    for g in asm.families)
+                and all(isinstance(b, (RigidBody, FlexibleBody)) for b in s.bodies)
+                and not any(g._python_structures for g in asm.flexible)
+                and asm.nonholonomic.m == 0 and not asm.interface_loads)
+
+    def residual(self, q, v, a, lam, t, coef=None):
+        """``(r, rows, S)`` as ``Assembly.residual(q, v, a, lam, t, coef)`` (``rows.phi``: the constraint values;
+        ``S``: the Newton matrix, CSR on the pattern or dense, when ``coef = (cM, cC, cK, cH, cI)`` is given,
+        ``cI`` = 0), or None when an element has no direction there (coincident points; the assembly then
+        reports it)."""
+        c, asm = self.step, self.asm
+        c._set_drivers(t)
+        c._set_loads(t)
+        c._load_history()
+        r, phi = np.empty(asm.nq), np.empty(asm.m)
+        want = coef is not None
+        if want and coef[4] != 0.0:
+            return None
+        vals = np.zeros(self.n * self.n if self.dense else self._nnz) if want else self._empty
+        cM, cC, cK, cH = (float(x) for x in coef[:4]) if want else (0.0, 0.0, 0.0, 0.0)
+        if not self._equations(q, v, a, lam, asm.active, want, cM, cC, cK, cH, c.model, c._dynamic(), r, phi,
+                               vals):
+            return None
+        if self._side:
+            qe, ve = extend(q, v)
+            st = EvalState(q, v, a, t, qe, ve)
+            kc = (cM, cC, cK) if want else None
+            for g, sc, pos in self._side:
+                rg, bg = g.residual(st, kc)
+                self._add_at(r, sc, np.ascontiguousarray(rg, dtype=float).reshape(-1))
+                if want:
+                    self._add_at(vals, pos, np.ascontiguousarray(bg, dtype=float).reshape(-1))
+        if not want:
+            return r, _Rows(phi), None
+        if self.dense:
+            return r, _Rows(phi), vals.reshape(self.n, self.n)
+        pat = asm.pattern
+        S = sp.csr_matrix(pat.shape)        # empty shell on the fixed structure (as BlockPattern.assemble)
+        S.data, S.indices, S.indptr = vals, pat.indices, pat.indptr
+        return r, _Rows(phi), S
+
+
 def family_blocks(asm, kind: type) -> list[tuple]:
     """The element-family groups of type ``kind`` of a compiled model with their Newton-block handles."""
     return [(g, h) for g, h in zip(asm.families, asm._h["families"]) if isinstance(g, kind)]
+
+
+def _kernel_contacts(g) -> bool:
+    """A candidate-contact group with a compiled narrow phase and built-in laws (flexmb/contact/mesh.py)."""
+    return isinstance(g, (SphereGroup, PlaneGroup)) and not g.law_table.any_user and g.use_kernel
 
 
 def _plain_contacts(g) -> bool:
