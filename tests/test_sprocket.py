@@ -144,7 +144,7 @@ def test_static_start_under_load_needs_seated_flanks():
 
     d, T = DriveData(), 20.0
     bare = two_sprocket_drive(d, load_torque=lambda t: -T)
-    with pytest.raises(ConvergenceError):
+    with pytest.raises(ConvergenceError, match="zero penetration"):      # the message says what to do
         fm.static_equilibrium(bare.system, load_steps=1, max_halvings=2)
     out = []
     for angle in (seated_angle(d, -T), -5e-4):
