@@ -1,4 +1,5 @@
-"""The two-sprocket check drive (models.py): static chain tension, polygonal action, energy balance.
+"""The two-sprocket check drive (models.py): static chain tension (settled, and the static start under load),
+polygonal action, energy balance.
 
 Model (our data, DriveData: an ANSI 80-size chain, p = 25.4 mm, z = 12 on both sprockets, 8 links per span,
 0.1 kg per roller, links 2 MN/m and 20 N s/m, 400 N pretension, contact K = 1e9 N/m^1.5, n = 1.5, e = 0.5 at
@@ -15,6 +16,14 @@ Cases and references (docs/theory-roller-chain.md §5):
   the lever is R_p less the radial contact compression: measured 7e-4). ``torque_balance``: the same moment
   with the measured levers of the span links, exact for a resting system: rel 2e-3 (the rest motion left at
   0.25 s). ``motor_torque``: the driver's reaction carries T through the chain: rel 2e-3.
+* ``static-start``: ``fm.static_equilibrium`` under the full load T = 20 N m, no dynamics, from the chain seated
+  with the driven sprocket turned by ``models.seated_angle`` (on the bare seated chain the flanks touch at zero
+  penetration, where the Hertzian law has no stiffness, and the first load step fails). The same
+  ``tension_ratio`` bound; ``torque_balance`` (the spans' moment on the driven sprocket with the measured levers)
+  and ``motor_torque`` (the driver's reaction against the spans' moment about the driver) rel 1e-6, exact statics
+  to Newton's tolerance; ``motor_torque_load`` against T rel 1e-3 (the levers at the driver differ from the
+  driven ones by the radial contact compression: measured 1.9e-4); ``span_uniformity`` max 1e-6 (measured
+  3e-13).
 * ``polygonal-action``: driver brought to f = 2.5 Hz over 0.2 s (smooth ramp), load T = 20 N m; the tension of
   the link at the middle of the tight span (the link found there at each saved time: a fixed place, as a strain
   gauge on a guide would see it) from 0.4 s to 1.6 s (quick: to 1.2 s). The chain advances one pitch per tooth
