@@ -3,6 +3,7 @@
 Checked: the exact Newton blocks against central differences with rollers in every regime (pressed into the
 seat, against the flank below and above the pitch circle, outside the tip circle) on a rotated, moving sprocket;
 the force law against its closed form at one roller; the static torque balance of a sprocket holding rollers;
+the static start of the loaded two-sprocket drive (seated flanks);
 bad input.
 """
 import math
@@ -131,3 +132,26 @@ def test_no_penetration_on_the_tip_circle():
     F = g.forces(asm.eval_state(q, v, np.zeros(asm.nq), 0.0))
     # rollers sit 1e-9 R_o inside the tip circle: the chamfer (slope ~6) turns that into < 1e-9 m
     assert F["delta_t"].max() <= 1e-9 and F["energy"].max() < 1e-12
+
+
+def test_static_start_under_load_needs_seated_flanks():
+    """A chain laid exactly on its seats has no rotational stiffness at the sprocket (Hertzian law at zero
+    penetration): the loaded static solve cannot start. Turned by models.seated_angle, it starts; the span
+    tensions then balance T / R_p within the lever bound 1 - cos(pi/z), and do not depend on the angle."""
+    from flexmb.errors import ConvergenceError
+    from flexmb.forces.particles import link_tensions
+    from verification.roller_chain.models import DriveData, seated_angle, two_sprocket_drive
+
+    d, T = DriveData(), 20.0
+    bare = two_sprocket_drive(d, load_torque=lambda t: -T)
+    with pytest.raises(ConvergenceError, match="zero penetration"):      # the message says what to do
+        fm.static_equilibrium(bare.system, load_steps=1, max_halvings=2)
+    out = []
+    for angle in (seated_angle(d, -T), -5e-4):
+        drive = two_sprocket_drive(d, load_torque=lambda t: -T, seated_angle=angle)
+        st = fm.static_equilibrium(drive.system, load_steps=4)
+        f = link_tensions(drive.links, st.q[-1:])[0]
+        out.append((f[list(drive.spans[0])].mean(), f[list(drive.spans[1])].mean()))
+    (Ft, Fs), (Ft2, Fs2) = out
+    assert (Ft - Fs) * d.radius / T == pytest.approx(1.0, rel=1.0 - math.cos(math.pi / d.teeth))
+    assert (Ft2, Fs2) == pytest.approx((Ft, Fs), rel=1e-8)      # Newton tolerance 1e-10 on q

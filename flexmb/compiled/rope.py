@@ -45,6 +45,66 @@ def _geometry(qe, ve, g, S, dA, D, x, w):
     return d
 
 
+@njit(cache=True)
+def pair_blocks(ve, g, S, dA, d, D, f, Fx, Fw, cK, cC, Hv, FxD, FwD, FwHv, M, pd, out):
+    """Newton block ``out`` (10, 10) = ``cK dr/dq + cC dr/dq_dot`` of ``r = -D^T f'(x, w)`` for one pair of 10
+    coordinates (body position (3), pulley or sprocket position (3) and Euler parameters (4); x = d' = A^T d,
+    w = D q_dot, from :func:`_geometry`), given the force f' (3,) and its local derivatives ``Fx = df'/dx``,
+    ``Fw = df'/dw`` (3, 3) (docs/theory-ropes.md §2.4, docs/theory-roller-chain.md §3):
+
+        dr/dq = -D^T (Fx D + Fw Hv) - sum_i f'_i d^2 x_i / dq^2,     dr/dq_dot = -D^T Fw D,
+
+    with ``Hv = d(D q_dot)/dq`` (the velocity-weighted second derivative of the body-fixed point: (r_s, p)
+    entries dA[a, kk, i], (r_p, p) their negatives, (p, p) sum_kk d_kk S[a, b, kk, i]). ``Hv``, ``FxD``, ``FwD``,
+    ``FwHv`` (3, 10), ``M`` (3, 4), ``pd`` (4,): scratch. Shared by the rope-pulley and roller-sprocket kernels."""
+    for b in range(4):
+        pd[b] = ve[g[6 + b]]
+    for i in range(3):
+        for kk in range(3):
+            s = 0.0
+            for b in range(4):
+                s += dA[b, kk, i] * pd[b]
+            Hv[i, kk] = s
+            Hv[i, 3 + kk] = -s
+        for aa in range(4):
+            s = 0.0
+            for kk in range(3):
+                s += dA[aa, kk, i] * (ve[g[kk]] - ve[g[3 + kk]])
+                for b in range(4):
+                    s += d[kk] * S[aa, b, kk, i] * pd[b]
+            Hv[i, 6 + aa] = s
+    for i in range(3):
+        for m in range(10):
+            s1, s2, s3 = 0.0, 0.0, 0.0
+            for j in range(3):
+                s1 += Fx[i, j] * D[j, m]
+                s2 += Fw[i, j] * D[j, m]
+                s3 += Fw[i, j] * Hv[j, m]
+            FxD[i, m], FwD[i, m], FwHv[i, m] = s1, s2, s3
+    for kk in range(3):                  # sum_i f_i d^2 x_i / dr_kk dp_a
+        for aa in range(4):
+            M[kk, aa] = f[0] * dA[aa, kk, 0] + f[1] * dA[aa, kk, 1] + f[2] * dA[aa, kk, 2]
+    for m in range(10):
+        for l in range(10):
+            s = 0.0
+            for i in range(3):
+                s += D[i, m] * (cK * (FxD[i, l] + FwHv[i, l]) + cC * FwD[i, l])
+            out[m, l] = -s
+    for kk in range(3):
+        for aa in range(4):
+            out[kk, 6 + aa] -= cK * M[kk, aa]
+            out[6 + aa, kk] -= cK * M[kk, aa]
+            out[3 + kk, 6 + aa] += cK * M[kk, aa]
+            out[6 + aa, 3 + kk] += cK * M[kk, aa]
+    for aa in range(4):
+        for b in range(4):
+            s = 0.0
+            for kk in range(3):
+                for i in range(3):
+                    s += d[kk] * f[i] * S[aa, b, kk, i]
+            out[6 + aa, 6 + b] -= cK * s
+
+
 @njit(cache=True, inline="always")
 def _frame(x, a, e1, e3):
     """z, rho and the unit vectors e1 (in-plane radial) and e3 = e1 x a (rim tangent) of ``x``."""
@@ -85,7 +145,7 @@ def contact_kernel(qe, ve, gather, axis, S, R, K, c, nexp, ka, ca, mu_over_s, dm
     E, dE3, Fx, Fw = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
     dFn_x, dFn_w, dvt_x, dft_x, dft_w = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     Hv, FxD, FwD, FwHv = np.empty((3, 10)), np.empty((3, 10)), np.empty((3, 10)), np.empty((3, 10))
-    M = np.empty((3, 4))
+    M, pd = np.empty((3, 4)), np.empty(4)
     for k in range(gather.shape[0]):
         g = gather[k]
         a = axis[k]
@@ -137,51 +197,4 @@ def contact_kernel(qe, ve, gather, axis, S, R, K, c, nexp, ka, ca, mu_over_s, dm
                 Fx[i, j] = (e1[i] * dFn_x[j] + Fn * E[i, j] - a[i] * kaa * a[j] + e3[i] * dft_x[j]
                             + ft * dE3[i, j])
                 Fw[i, j] = e1[i] * dFn_w[j] - a[i] * caa * a[j] + e3[i] * dft_w[j]
-        # Hessians of d': (r_s, p) entries dA[a, kk, i], (r_p, p) their negatives, (p, p) sum_kk d_kk S[a, b, kk, i]
-        pd = np.empty(4)
-        for b in range(4):
-            pd[b] = ve[g[6 + b]]
-        for i in range(3):
-            for kk in range(3):
-                s = 0.0
-                for b in range(4):
-                    s += dA[b, kk, i] * pd[b]
-                Hv[i, kk] = s
-                Hv[i, 3 + kk] = -s
-            for aa in range(4):
-                s = 0.0
-                for kk in range(3):
-                    s += dA[aa, kk, i] * (ve[g[kk]] - ve[g[3 + kk]])
-                    for b in range(4):
-                        s += d[kk] * S[aa, b, kk, i] * pd[b]
-                Hv[i, 6 + aa] = s
-        for i in range(3):
-            for m in range(10):
-                s1, s2, s3 = 0.0, 0.0, 0.0
-                for j in range(3):
-                    s1 += Fx[i, j] * D[j, m]
-                    s2 += Fw[i, j] * D[j, m]
-                    s3 += Fw[i, j] * Hv[j, m]
-                FxD[i, m], FwD[i, m], FwHv[i, m] = s1, s2, s3
-        for kk in range(3):                  # sum_i f_i d^2 d'_i / dr_kk dp_a
-            for aa in range(4):
-                M[kk, aa] = f[0] * dA[aa, kk, 0] + f[1] * dA[aa, kk, 1] + f[2] * dA[aa, kk, 2]
-        for m in range(10):
-            for l in range(10):
-                s = 0.0
-                for i in range(3):
-                    s += D[i, m] * (cK * (FxD[i, l] + FwHv[i, l]) + cC * FwD[i, l])
-                blk[k, m, l] = -s
-        for kk in range(3):
-            for aa in range(4):
-                blk[k, kk, 6 + aa] -= cK * M[kk, aa]
-                blk[k, 6 + aa, kk] -= cK * M[kk, aa]
-                blk[k, 3 + kk, 6 + aa] += cK * M[kk, aa]
-                blk[k, 6 + aa, 3 + kk] += cK * M[kk, aa]
-        for aa in range(4):
-            for b in range(4):
-                s = 0.0
-                for kk in range(3):
-                    for i in range(3):
-                        s += d[kk] * f[i] * S[aa, b, kk, i]
-                blk[k, 6 + aa, 6 + b] -= cK * s
+        pair_blocks(ve, g, S, dA, d, D, f, Fx, Fw, cK, cC, Hv, FxD, FwD, FwHv, M, pd, blk[k])

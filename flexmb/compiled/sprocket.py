@@ -27,7 +27,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .rope import _geometry
+from .rope import _geometry, pair_blocks
 
 
 @njit(cache=True, inline="always")
@@ -133,50 +133,4 @@ def sprocket_kernel(qe, ve, gather, axis, b1, S, teeth, phase, Rp, Ro, tan_a, h1
                 # g_r g_r^T = u_r u_r^T
                 Fx[i, jj] = -Fr_d * ur[i] * ur[jj] - Ft_d * gt[i] * gt[jj] - kaa * a[i] * a[jj]
                 Fw[i, jj] = -Fr_v * ur[i] * ur[jj] - Ft_v * gt[i] * gt[jj] - caa * a[i] * a[jj]
-        # second derivatives of x(q) (as compiled/rope.py contact_kernel)
-        for b in range(4):
-            pd[b] = ve[g[6 + b]]
-        for i in range(3):
-            for kk in range(3):
-                s = 0.0
-                for b in range(4):
-                    s += dA[b, kk, i] * pd[b]
-                Hv[i, kk] = s
-                Hv[i, 3 + kk] = -s
-            for aa in range(4):
-                s = 0.0
-                for kk in range(3):
-                    s += dA[aa, kk, i] * (ve[g[kk]] - ve[g[3 + kk]])
-                    for b in range(4):
-                        s += d[kk] * S[aa, b, kk, i] * pd[b]
-                Hv[i, 6 + aa] = s
-        for i in range(3):
-            for m in range(10):
-                s1, s2, s3 = 0.0, 0.0, 0.0
-                for jj in range(3):
-                    s1 += Fx[i, jj] * D[jj, m]
-                    s2 += Fw[i, jj] * D[jj, m]
-                    s3 += Fw[i, jj] * Hv[jj, m]
-                FxD[i, m], FwD[i, m], FwHv[i, m] = s1, s2, s3
-        for kk in range(3):                  # sum_i f_i d^2 x_i / dr_kk dp_a
-            for aa in range(4):
-                M[kk, aa] = f[0] * dA[aa, kk, 0] + f[1] * dA[aa, kk, 1] + f[2] * dA[aa, kk, 2]
-        for m in range(10):
-            for l in range(10):
-                s = 0.0
-                for i in range(3):
-                    s += D[i, m] * (cK * (FxD[i, l] + FwHv[i, l]) + cC * FwD[i, l])
-                blk[k, m, l] = -s
-        for kk in range(3):
-            for aa in range(4):
-                blk[k, kk, 6 + aa] -= cK * M[kk, aa]
-                blk[k, 6 + aa, kk] -= cK * M[kk, aa]
-                blk[k, 3 + kk, 6 + aa] += cK * M[kk, aa]
-                blk[k, 6 + aa, 3 + kk] += cK * M[kk, aa]
-        for aa in range(4):
-            for b in range(4):
-                s = 0.0
-                for kk in range(3):
-                    for i in range(3):
-                        s += d[kk] * f[i] * S[aa, b, kk, i]
-                blk[k, 6 + aa, 6 + b] -= cK * s
+        pair_blocks(ve, g, S, dA, d, D, f, Fx, Fw, cK, cC, Hv, FxD, FwD, FwHv, M, pd, blk[k])

@@ -377,6 +377,10 @@ def _step_error(factor: float, increment: float, reason: str, limit: bool) -> Co
     why = ("the load path reaches a limit point there (snap-through or buckling: the tangent stiffness loses "
            "its definiteness and the load cannot grow along the path), which load control cannot pass: "
            "follow it with arc_length=True" if limit else "refine load_steps or raise max_newton")
+    if factor == 0.0:
+        why += ("; at load factor 0 it can also be a contact that carries the load with zero stiffness at zero "
+                "penetration (a Hertzian law K delta^n, n > 1, e.g. sprocket flanks touching a seated chain): start "
+                "with those contacts pressed (docs/theory-roller-chain.md §5, static start)")
     return ConvergenceError(
         f"{OWNER}: no equilibrium found beyond load factor {factor:.6g}: {reason} with the increment halved "
         f"down to {increment:.3g}; {why}.", time=factor, step=increment)

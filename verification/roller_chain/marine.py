@@ -12,19 +12,32 @@ The paper gives no other data; ours (stated in the report and docs/theory-roller
 * crankshaft speed 150 rpm (2.5 Hz) reached with the smooth ramp (models.ramp_angle); camshaft load 10 kN m
   (about 160 kW, 2 % of the largest engine's power) plus 30 % fluctuation at 6 per revolution (fuel-pump cams of a
   six-cylinder engine), ramped with the speed;
-* sprockets 200 kg (z 48) and 60 kg (z 24), radius of gyration 0.7 R_p; arm 40 kg; contact K = 1e11 N/m^1.5,
-  n = 1.5, e = 0.5 at 0.5 m/s; link damping 2000 N s/m; gravity 9.81 m/s^2 down.
+* sprockets 200 kg (z 48) and 60 kg (z 24), radius of gyration 0.7 R_p; arm 40 kg; contact K = 2.5e10 N/m^1.5
+  (the series compliance of the hollow roller on its bush and of the tooth's bending, about 4e8 N/m at 40 kN:
+  docs/theory-roller-chain.md §6; a Hertz point contact of solid steel, 1e11, is stiffer and leaves the engagement
+  impacts unresolved at h = 0.1 ms), n = 1.5, e = 0.5 at 0.5 m/s; link damping 5000 N s/m; gravity 9.81 m/s^2 down.
 
-Checked (slow case ``marine-drive``): no slip (camshaft / crankshaft mean speed over the last second, rel 1e-3);
+Cases: ``marine-start`` (quick, in the suite): the first 0.4 s at h = 0.1 ms, the settling of the pretensioned
+polygon and the start of the ramp: the energy balance within 5e-3 of the driver's work (measured 1.5e-3), the
+camshaft - crankshaft angle below half a tooth (no tooth skipped), link forces below 120 kN. ``marine-drive``
+(slow, the 27 s run, not in the suite): no slip (camshaft / crankshaft mean speed over the last second, rel 1e-3);
 the moment balance of the camshaft sprocket's mean load (mean tight minus slack span tension times R_p against
 the mean load torque, rel 5 %: the dynamic span tensions are averaged over whole tooth periods); the energy
-balance within 0.1 of the driver's work at h = 0.1 ms, a check against gross errors only: the engagement impacts
-(contact period ~0.3 ms) are barely resolved and the balance error converges as h^2 (measured at 0.6 s: 7.0 J at
-h = 0.2 ms, 1.9 J at 0.1 ms, of 1.2 kJ driver work; 4.2 % at 1.2 s and 0.1 ms). h = 0.2 ms is too coarse for
-this drive: from about 1 s (chain speed 5 m/s) it gives link-force spikes of 1 MN, compression of 200 kN and
-rollers that skip camshaft teeth, and a Newton failure at 2.17 s; at 0.1 ms the same 1.0-1.2 s window stays
-within -23 / +64 kN. Reported: the link-force history of one reference link, its peak
-(the paper's Fig. 3 reaches about 90 kN, with unknown load data), wall time and cost per link and step.
+balance within 3 % of the driver's work (measured 1.48 %); the reference link's force below 120 kN (75.0 kN).
+
+Energy balance (docs/theory-roller-chain.md §6): no power is missing (the work of the load, the driver's reaction,
+the link and tightener dampers and the energies computed independently from rows saved at every step agree with
+the booked ones to 1e-4 J over 0.3 s); the error comes in jumps at single
+engagement impacts that the step does not resolve: rollers of the slack span hitting the tightener sprocket at
+up to 7 m/s while the span whips. With K = 1e11 these impacts last about 0.1-0.2 ms and at h = 0.1 ms a roller
+resting against a tightener flank rattles with energy pumped in by the unresolved contact (26 J gained in 0.3 s
+of 21 J driver work; 1.3 kJ of 37 kJ at 1.2 s even at h = 0.05 ms). With K = 2.5e10 the error at 1.2 s is 0.8 %
+of the driver work at h = 0.2 and 0.1 ms and 0.27 % at 0.05 ms. A second error is in the booked driver work:
+the crankshaft driver's multiplier oscillates at period 2h, barely damped with rho_inf = 0.9 (at h = 0.05 ms it
+grows to +-320 kN m by 0.35 s and the balance is 59 J off by 0.4 s); rho_inf = 0.6 keeps it smooth (0.41 % at
+1.2 s, h = 0.1 ms). The runs here use rho_inf = 0.9, with which the 27 s run was measured. Reported: the link-force history of one
+reference link, its peak (the paper's Fig. 3 reaches about 90 kN, with unknown load data), wall time and cost
+per link and step.
 
 Command (benchmarks/README.md): ``python -m verification.roller_chain.marine --t-end 27 --out marine_chain``
 (``--t-end 3`` for a short look): writes ``summary.json``, ``link_force.npz`` and ``link_force.png`` in OUT, the
@@ -62,7 +75,7 @@ class MarineData:
     centres: tuple = ((0.0, 0.0), (0.95, 1.55), (0.0, 3.1), (-0.95, 1.5))   # nominal, m
     link_damping: float = 5000.0                 # N s/m (about 6 % of critical for one link)
     flank_angle: float = math.radians(10.0)      # rad: 20 deg let the loaded rollers climb the camshaft teeth
-    contact_stiffness: float = 1e11              # N/m^1.5
+    contact_stiffness: float = 2.5e10            # N/m^1.5 (docs/theory-roller-chain.md §6: compliance of the roller ring and tooth)
     restitution: float = 0.5
     approach_speed: float = 0.5                  # m/s
     guide_stiffness: float = 1e8                 # N/m, axial guide of engaged rollers (planar: inactive)
@@ -298,7 +311,7 @@ def summarize(m: Marine, res, wall: float, h: float) -> dict:
 
 
 def marine(quick: bool) -> CaseResult:
-    """marine-drive: the paper's 122-link drive, 27 s (slow)."""
+    """marine-drive: the paper's 122-link drive, 27 s (slow; a script in benchmarks/README.md, not in the suite)."""
     r = CaseResult("marine-drive",
                    "Pedersen, Hansen & Ambrosio 2002, §4 and Fig. 3; our layout and loads (module doc)")
     h = 1e-4
@@ -306,8 +319,9 @@ def marine(quick: bool) -> CaseResult:
     out = summarize(m, res, wall, h)
     r.check("speed_ratio", out["speed_ratio"], 1.0, "rel 1e-3")
     r.check("moment_ratio", out["moment_ratio"], 1.0, "rel 0.05")
-    r.check("energy_balance_rel", out["energy_drift"] / out["driver_work"], None, "max 0.1")
-    r.metrics.update({k: v for k, v in out.items() if k not in ("speed_ratio", "moment_ratio")})
+    r.check("energy_balance_rel", out["energy_drift"] / out["driver_work"], None, f"max {ENERGY_TOL_FULL:g}")
+    r.check("link_force_peak", out["peak_link_force"], None, f"max {PEAK_LIMIT:g}")
+    r.metrics.update({k: v for k, v in out.items() if k not in ("speed_ratio", "moment_ratio", "peak_link_force")})
     r.metrics["paper_peak_link_force"] = 9.0e4
     r.notes = (f"reference link: peak {out['peak_link_force'] / 1e3:.1f} kN (paper's Fig. 3: about 90 kN with its "
                f"unpublished loads); {out['wall_s']:.0f} s wall for {out['steps']} steps, "
@@ -316,7 +330,53 @@ def marine(quick: bool) -> CaseResult:
 
 
 marine.slow = True
-CASES = [marine]
+
+START_T = 0.4           # s, the quick case's run
+ENERGY_TOL_START = 5e-3
+"""Energy balance of the quick case, relative to the driver's work: measured 1.5e-3 at h = 0.1 ms (0.24 J of
+157 J; 0.22 J of it in the first 20 ms, the jolt of the polygon start, which shrinks with h: 0.08 J at h = 0.05 ms
+with K = 1e11); the bound leaves a factor 3 for single under-resolved impacts, which move with the platform's
+round-off (a roller that hits the tightener a step earlier or later)."""
+ENERGY_TOL_FULL = 0.03
+"""Energy balance of the 27 s run, relative to the driver's work: measured 0.0148 at h = 0.1 ms (61.8 kJ of
+4185 kJ; docs/theory-roller-chain.md §6), the error of the unresolved impacts, growing about in proportion to the
+driver's work; the bound leaves a factor 2."""
+PEAK_LIMIT = 1.2e5
+"""N: the paper's Fig. 3 reaches about 90 kN with its unpublished loads; 1.2e5 N bounds our link forces with a
+third more for our own load and tightener data (the check is against gross errors, spikes of 1 MN of
+unresolved impacts)."""
+
+
+def marine_start(quick: bool) -> CaseResult:
+    """marine-start: the marine drive's first 0.4 s (the settling of the pretensioned polygon and the start of
+    the crankshaft ramp) at h = 0.1 ms: energy balance, no tooth skipped, link forces bounded."""
+    r = CaseResult("marine-start", "conservation of energy, tooth count (module doc); Pedersen, Hansen & "
+                                   "Ambrosio 2002 §4 for the data they give, ours for the rest")
+    h = 1e-4
+    m, res, wall = run(START_T, h, save_every=10)
+    E = res.energy()
+    drift = float(np.abs(E["total"] - E["total"][0]).max())
+    work = float(np.abs(E["work_drivers"]).max())
+    th_c = res.joint_coordinates(m.cam_shaft).ravel()
+    th_k = res.joint_coordinates(m.crank_shaft).ravel()
+    lag = float(np.abs(th_c - th_k).max())
+    f = link_tensions(m.links, res.q, res.v)
+    half_tooth = math.pi / m.data.teeth[0]
+    r.check("energy_balance_rel", drift / work, None, f"max {ENERGY_TOL_START:g}")
+    # camshaft and crankshaft have the same number of teeth: their angles differ only by the chain's stretch and
+    # the flank penetrations while no roller skips a tooth (a skip is 2 pi / z)
+    r.check("cam_crank_angle_over_half_tooth", lag / half_tooth, None, "max 1")
+    r.check("link_force_peak", float(f.max()), None, f"max {PEAK_LIMIT:g}")
+    r.metrics.update({"energy_drift": drift, "driver_work": work, "crank_angle": float(th_k[-1]),
+                      "max_cam_crank_angle": lag, "min_link_force": float(f.min()), "wall_s": wall,
+                      "steps": int(round(START_T / h))})
+    r.notes = (f"{START_T:g} s at h = {h * 1e3:g} ms: energy balance {drift:.3g} J of {work:.3g} J driver work; "
+               f"camshaft - crankshaft angle at most {lag * 1e3:.2f} mrad (half a tooth {half_tooth * 1e3:.1f} "
+               f"mrad); link forces {f.min() / 1e3:.1f} .. {f.max() / 1e3:.1f} kN; {wall:.1f} s wall")
+    return r
+
+
+CASES = [marine_start, marine]
 
 
 def main(argv=None) -> None:

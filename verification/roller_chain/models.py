@@ -78,24 +78,31 @@ def two_sprocket_layout(d: DriveData) -> tuple[np.ndarray, tuple, float]:
     return X, (top, bottom), C
 
 
-def two_sprocket_drive(d: DriveData | None = None, *, driver_angle=None, load_torque=None) -> Drive:
+def two_sprocket_drive(d: DriveData | None = None, *, driver_angle=None, load_torque=None,
+                       seated_angle: float = 0.0) -> Drive:
     """The check drive: left sprocket (the driver) on a revolute joint, its angle prescribed by
     ``driver_angle(t)`` (rad, a Driver; counter-clockwise about +z), right sprocket (driven) on a revolute with the
     load torque ``load_torque(t)`` (N m, about +z: resisting counter-clockwise rotation when negative) applied;
-    gravity off. Returns a :class:`Drive`."""
+    gravity off. ``seated_angle`` (rad, about +z): the driven sprocket starts turned by this angle against the
+    chain laid on its seats, so that its flanks already press the wrapped rollers (:func:`seated_angle` gives
+    the angle for a load torque: the static start of a loaded drive, docs/theory-roller-chain.md §5). Returns a
+    :class:`Drive`."""
     d = d or DriveData()
     X, spans, C = two_sprocket_layout(d)
     s = fm.System(name=f"two-sprocket drive z{d.teeth}")
     I = d.sprocket_inertia
     left = s.add(fm.RigidBody(d.sprocket_mass, (0.5 * I, 0.5 * I, I), position=(0.0, 0.0, 0.0), name="driver"))
-    right = s.add(fm.RigidBody(d.sprocket_mass, (0.5 * I, 0.5 * I, I), position=(C, 0.0, 0.0), name="driven"))
+    ca, sa = math.cos(seated_angle), math.sin(seated_angle)
+    turn = np.array([[ca, -sa, 0.0], [sa, ca, 0.0], [0.0, 0.0, 1.0]])
+    right = s.add(fm.RigidBody(d.sprocket_mass, (0.5 * I, 0.5 * I, I), position=(C, 0.0, 0.0), orientation=turn,
+                               name="driven"))
     jl = s.add(fm.Revolute(s.ground, left, (0.0, 0.0, 0.0), (0.0, 0.0, 1.0), name="driver shaft"))
     jr = s.add(fm.Revolute(s.ground, right, (C, 0.0, 0.0), (0.0, 0.0, 1.0), name="driven shaft"))
     s.add(fm.Driver(jl, angle=driver_angle or (lambda t: 0.0), name="motor"))
     rollers = s.add(fm.Particles(X, d.roller_mass, name="rollers"))
     links = s.add(fm.ParticleLinks(rollers, "closed", d.link_stiffness, d.link_damping,
                                    free_length=d.pitch - d.pretension / d.link_stiffness, name="links"))
-    for body, nm, seat in ((left, "driver mesh", (0.0, 1.0, 0.0)), (right, "driven mesh", (0.0, 1.0, 0.0))):
+    for body, nm, seat in ((left, "driver mesh", (0.0, 1.0, 0.0)), (right, "driven mesh", (-sa, ca, 0.0))):
         s.add(SprocketContact(body, rollers, d.teeth, d.pitch, d.contact_stiffness, restitution=d.restitution,
                               approach_speed=d.approach_speed, seat_direction=seat,
                               guide_stiffness=d.guide_stiffness, guide_damping=d.guide_damping, name=nm))
@@ -103,6 +110,22 @@ def two_sprocket_drive(d: DriveData | None = None, *, driver_angle=None, load_to
     if load_torque is not None:
         load = s.add(fm.Torque(right, lambda t: (0.0, 0.0, load_torque(t)), name="load"))
     return Drive(s, left, right, jr, rollers, links, d, spans, load)
+
+
+def seated_angle(d: DriveData, torque: float) -> float:
+    """Angle (rad) by which the driven sprocket starts turned against the seated chain for a static start under
+    the load ``torque`` (N m): the flank penetration ``delta_0 = (|T| / (R_p K))^(1/n)`` that one roller would
+    need to carry the whole torque, as an arc ``delta_0 / R_p`` of the pitch circle, turned with the load.
+
+    Why: on a chain laid exactly on its seats every roller touches both flanks of its seat at zero
+    pseudo-penetration, where the Hertzian law ``K delta^n`` (n = 1.5) has zero stiffness, so the sprocket's
+    rotation has no stiffness and ``fm.static_equilibrium`` cannot take the first load step (Newton's tangent
+    is singular and the path from delta = 0 has infinite slope). Turned by any angle of the order of the loaded
+    penetration, the flanks already press the wrapped rollers and Newton starts with a positive stiffness; the
+    equilibrium found does not depend on the angle (checked from 1e-4 to 1e-3 rad, and turned either way: the
+    flanks on both sides of a seat engage)."""
+    delta0 = (abs(torque) / (d.radius * d.contact_stiffness)) ** (1.0 / 1.5)
+    return math.copysign(delta0 / d.radius, torque)
 
 
 def smooth_ramp(t: float, t1: float) -> float:
