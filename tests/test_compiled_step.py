@@ -230,6 +230,7 @@ def _same_run(fast, ref, q_tol: float, t_tol: float, history_tol: float) -> None
     for key in ("steps", "rejected", "newton_iterations", "factorizations"):
         assert fast.stats[key] == ref.stats[key], key
     assert fast.message == ref.message
+    assert abs(fast.stats["energy_drift"] - ref.stats["energy_drift"]) < 1e-9    # the energy checks' balance
 
 
 def test_contact_models_take_the_compiled_step(monkeypatch):

@@ -70,6 +70,13 @@ def _models():
                           unloading_stiffness=1e5))
     s.add(fm.PlasticHinge(a, b, ax, curve=([0.0, 0.5], [0.0, 1e3]), k_elastic=1e4))
     yield s
+    # a contact pair with a built-in law and no friction: the compiled step's blocks with contacts (step_end.py)
+    s, a, b = two()
+    s.add(fm.Revolute(s.ground, a, (0.1, 0.2, 0.3), (0, 0, 1)))
+    s.add(fm.RotationalSpringDamper(s.ground, a, (0, 0, 1), k=30.0, c=2.0))
+    s.add(fm.SpherePlaneContact(s.ground, b, point=(1.0, -0.45, 0.4), normal=(0, 1, 0), center=(1.0, -0.2, 0.4),
+                                radius=0.3, law=law))
+    yield s
     # modal body and nonlinear beam from a five-element line mesh
     n = 5
     points = np.column_stack([np.linspace(0.0, 1.0, n + 1), np.zeros(n + 1), np.zeros(n + 1)])
@@ -129,9 +136,10 @@ def compile_kernels(verbose: bool = True, jobs: int | None = None) -> float:
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
         # one worker compiles the compiled step (model 1: rigid bodies and a joint) while the others take the
-        # force and contact kernels and the flexible ones; the other rigid-joint models come last and load the
-        # step from the cache instead of compiling it again in parallel
-        order = [0, 1, n - 4, *range(n - 1, n - 4, -1), *range(2, n - 4)]
+        # blocks with contacts (model n - 4), the force and contact kernels (n - 5) and the flexible ones; the
+        # other rigid-joint models come last and load the step from the cache instead of compiling it again in
+        # parallel
+        order = [0, 1, n - 4, n - 5, *range(n - 1, n - 4, -1), *range(2, n - 5)]
         pool = ProcessPoolExecutor(jobs, mp_context=mp.get_context("fork"))
         done = pool.map(_warm, order)
     for k, kinds, cpu in done:

@@ -217,16 +217,18 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
                 _check_switched_off(asm, s, switched_off_tol)
             history.add(s, work_nc, work_drivers, hist)
             if energy_watch is not None and (last or (step_count // save_every) % energy_every == 0):
+                if hist is not None:        # a row inside a block: its energy under its own history
+                    asm.set_history(hist)
+                    moved[0] = True
                 energy_watch.check(s.q, s.v, s.t, work_nc + work_drivers, h_last, s.t - t_start)
+
+    moved = [False]         # the element history was set to a row's inside a block (restored after the block)
 
     # fixed-step runs of bodies and joints take blocks of steps in one compiled call (solvers/compiled_step.py)
     blocks = writer is None and run.can_advance()
     # a block that moves element history on (angle springs) ends at each saved row: the row's history and its
-    # energy check are those of its own state; blocks that give each row its history (contact models) end
-    # only at the rows of an energy check
-    check_period = 0
-    if blocks and run.newton.compiled.keeps_history:
-        check_period = save_every * energy_every if run.rows_carry_history else save_every
+    # energy check are those of its own state; blocks that give each row its history (contact models) need not
+    check_period = save_every if blocks and run.newton.compiled.keeps_history and not run.rows_carry_history else 0
     loop0 = _time.perf_counter()
     try:
         while not run.done:
@@ -250,6 +252,9 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
                     record(s, float(block.work_nc[k]), float(block.work_drivers[k]),
                            run.done and k == block.n - 1, h_k, float(block.off[k]),
                            None if block.history is None else block.history[k])
+                if moved[0]:
+                    asm.set_history(block.history[-1])      # the history of the block's last state again
+                    moved[0] = False
                 if block.failed:
                     s = run.step()          # the attempt that failed in the block, with retries and diagnostics
                     step_count += 1
