@@ -36,9 +36,9 @@ helper gets only the part it uses, since numba passes a tuple as all its arrays'
 * ``contacts = (ctab, cgather, cscatter, cvec, cshp, csides, csign, coffset, ckind, cK, cn, ch, cvmin, cc,
   pos_contact)``: contact-pair groups with built-in laws and no friction (flexmb/contact/pairs.py), ``ctab``
   as ``stab``, per pair the measure offset and the law table (flexmb/contact/laws.py ``LawTable``). Their
-  approach-speed history changes at accepted steps (in Python, ``ContactGroup.accept``) and comes as the
-  separate ``dyn`` argument; models with contacts take single steps, not blocks (the integrator locates
-  contact onsets between steps);
+  approach-speed history changes at accepted steps (``ContactGroup.accept``, or in a block
+  flexmb/compiled/step_end.py) and comes as the separate ``dyn`` argument; blocks of models with contacts are
+  taken by ``step_end.contact_run``, which ends a block at a contact onset for the integrator to locate;
 * ``loads = (lidx, lis_force, lbody_fixed, ls, lvec, pos_loads)``: applied forces and torques
   (flexmb/forces/applied.py), their vectors at the current time in ``lvec`` (set before each step);
 * ``driver_rows``: the rows of driver constraints.
