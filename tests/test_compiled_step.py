@@ -257,29 +257,33 @@ def test_contact_models_take_the_compiled_step(monkeypatch):
     assert np.max(np.abs(e_fast - e_ref)) < 1e-8 * np.max(np.abs(ref.energy()["kinetic"]))
 
 
-def _rattle() -> fm.System:
+def _rattle(friction: bool = False) -> fm.System:
     """Contacts of every pair kind, apart and touching many times: a ball bouncing on the floor (sphere-plane,
     Lankarani-Nikravesh), a pendulum whose bob strikes a second hanging bob (sphere-sphere, Hunt-Crossley) and a
     pendulum hanging in a journal bearing with radial clearance (clearance joint, linear spring-damper), held in
-    its plane by a planar joint."""
-    from flexmb.contact import ClearanceJoint, HuntCrossley, LankaraniNikravesh, LinearSpringDamper, SphereSphereContact
+    its plane by a planar joint. ``friction``: the floor with Brown & McPhee friction, the bobs with a tanh Coulomb
+    ramp, the journal with a linear ramp with a dead zone (the ball spins up on the floor)."""
+    from flexmb.contact import (BrownMcPhee, ClearanceJoint, CoulombRamp, HuntCrossley, LankaraniNikravesh,
+                                LinearSpringDamper, SphereSphereContact)
+    laws = ((BrownMcPhee(0.5, 0.3, 0.01), CoulombRamp(0.2, 0.02, shape="tanh"), CoulombRamp(0.1, 0.05, 0.01))
+            if friction else (None, None, None))
     s = fm.System(gravity=(0.0, -9.81, 0.0), name="rattle")
     z = (0.0, 0.0, 1.0)
     ball = s.add(fm.RigidBody(0.2, (1e-4, 1e-4, 1e-4), position=(0.0, 0.08, 0.0), velocity=(0.3, 0.0, 0.0),
                               name="ball"))
     s.add(fm.SpherePlaneContact(s.ground, ball, point=(0.0, 0.0, 0.0), normal=(0.0, 1.0, 0.0), center=(0.0, 0.08, 0.0),
-                                radius=0.05, law=LankaraniNikravesh(2e6, 0.8), name="floor"))
+                                radius=0.05, law=LankaraniNikravesh(2e6, 0.8), friction=laws[0], name="floor"))
     bob1 = s.add(fm.RigidBody(0.5, (1e-4, 1e-4, 1e-4), position=(0.6, 0.3, 0.0), name="bob1"))
     s.add(fm.Revolute(s.ground, bob1, (1.0, 0.3, 0.0), z, name="hinge1"))
     bob2 = s.add(fm.RigidBody(0.5, (1e-4, 1e-4, 1e-4), position=(1.1, -0.1, 0.0), name="bob2"))
     s.add(fm.Revolute(s.ground, bob2, (1.1, 0.3, 0.0), z, name="hinge2"))
     s.add(SphereSphereContact(bob1, bob2, center_a=(0.6, 0.3, 0.0), center_b=(1.1, -0.1, 0.0), radius_a=0.05,
-                                 radius_b=0.05, law=HuntCrossley(1e6, 0.7), name="bobs"))
+                                 radius_b=0.05, law=HuntCrossley(1e6, 0.7), friction=laws[1], name="bobs"))
     arm = s.add(fm.RigidBody(1.0, (1e-3, 1e-3, 1e-3), position=(2.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 3.0),
                              name="arm"))
     s.add(fm.Planar(s.ground, arm, (2.0, 0.0, 0.0), z, name="plane"))
     s.add(ClearanceJoint(s.ground, arm, point=(2.0, 0.2, 0.0), axis=z, clearance=1e-3, radius_pin=0.01,
-                            law=LinearSpringDamper(1e6, 0.5, 1.0), name="journal"))
+                            law=LinearSpringDamper(1e6, 0.5, 1.0), friction=laws[2], name="journal"))
     return s
 
 
@@ -321,3 +325,19 @@ def test_loaded_models_take_the_compiled_step(monkeypatch):
     assert np.max(np.abs(fast.q - ref.q)) < AGREE
     assert np.max(np.abs(ref.work_nc)) > 1e-2
     assert np.max(np.abs(fast.work_nc - ref.work_nc)) < 1e-9 * np.max(np.abs(ref.work_nc))
+
+
+def test_contact_friction_takes_the_compiled_step(monkeypatch):
+    """Friction of every built-in law (Brown-McPhee on sphere-plane, tanh ramp on sphere-sphere, linear ramp with
+    a dead zone on the clearance journal) in the compiled step and its blocks: blocks equal single compiled
+    steps (1e-10) and the general path (1e-8 m, onsets interpolated), with the same counts and the friction work
+    in the balance (work_nc to 1e-8 relative)."""
+    s = _rattle(friction=True)
+    assert cs.CompiledStep.qualifies(s.compile(), reuse_matrix=False)
+    kw = dict(t_end=0.3, h=1e-3, h_contact=1e-4)
+    (s1, fast), (_, single), (s3, ref) = _three_paths(monkeypatch, lambda: _rattle(friction=True), **kw)
+    assert fast.stats["blocks"] > 0
+    _same_run(fast, single, AGREE, 1e-14, AGREE)
+    _same_run(fast, ref, 1e-8, 1e-9, 1e-6)
+    ball = next(b for b in s1.bodies if b.name == "ball")
+    assert np.max(np.abs(fast.angular_velocity(ball)[:, 2])) > 1.0     # friction spun the ball up

@@ -1,12 +1,12 @@
 """The step-end work of compiled-step models with contact pairs, and blocks of their steps.
 
 A model on the compiled step (flexmb/compiled/step.py, :class:`flexmb.solvers.compiled_step.CompiledStep`) with
-sphere-plane, sphere-sphere or clearance pairs (built-in laws, no friction) needs, after each accepted step,
-what :class:`flexmb.solvers.stepper.AlphaIntegrator` does between steps: the contact damping power under the
-step's approach-speed history, the history moved on (``ContactGroup.accept``), the penetrations of the accepted
+sphere-plane, sphere-sphere or clearance pairs (built-in normal and friction laws) needs, after each accepted step,
+what :class:`flexmb.solvers.stepper.AlphaIntegrator` does between steps: the contact damping and friction power
+under the step's approach-speed history, the history moved on (``ContactGroup.accept``), the penetrations of the accepted
 state for the contact-step limit and the two onset tests of the next step, the spring and driver powers.
 This module does that in compiled code (:func:`contact_penetrations`, :func:`accept_contacts`,
-:func:`onset_fraction`) and takes blocks of such steps in one call (:func:`contact_run`).
+:func:`friction_power`, :func:`onset_fraction`) and takes blocks of such steps in one call (:func:`contact_run`).
 
 A block repeats the integrator's decisions step by step (fixed-step runs; docs/theory-contact.md §4):
 
@@ -25,8 +25,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .forces import HYSTERESIS, hysteresis_one, linear_one, measure_kernel, trial_speed
-from .step import CONVERGED, _extended, accept_springs, alpha_step, powers, switched_off_violation
+from .forces import (HYSTERESIS, contact_friction, contact_kernel, hysteresis_one, linear_one, measure_kernel,
+                     trial_speed)
+from .step import (CONVERGED, _contact_group, _extended, accept_springs, alpha_step, powers,
+                   switched_off_violation)
 
 ONSET, STEP_CHANGE, BAD_CONTACT = 10, 11, 12
 """Why :func:`contact_run` ended a block early (besides the failure codes of ``alpha_step``): a contact onset
@@ -81,6 +83,27 @@ def accept_contacts(delta, rate, contacts, speed, in_contact, last_rate):
         in_contact[i] = touching
         speed[i] = vm if touching else 0.0
         last_rate[i] = dd
+    return P
+
+
+@njit(cache=True)
+def friction_power(q, v, contacts, speed, in_contact, last_rate):
+    """Power (W, <= 0) of the friction of the pairs with a friction law at an accepted state, under the step's
+    approach-speed history (the normal forces of ``ContactGroup._powers``, then ``contact_friction``)."""
+    P = 0.0
+    qe, ve = _extended(q, v)
+    for cg in range(contacts[0].shape[0]):
+        if not contacts[15][cg]:
+            continue
+        (code, mi, mj, sign, gg, sc, vec, shp, sides, offset, kind, K, nn, hh, vmin, cc, pos,
+         par) = _contact_group(cg, contacts)
+        n, nx = gg.shape
+        x, xd, F, dF, dFd = np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n)
+        J, Hv, r, blk = np.empty((n, nx)), np.empty((n, nx)), np.empty((n, nx)), np.empty((1, nx, nx))
+        contact_kernel(code, qe, ve, gg, vec, shp, sides, mi, mj, sign, offset, kind, K, nn, hh, vmin, cc, speed[par],
+                       in_contact[par], last_rate[par], False, 0.0, 0.0, False, x, xd, F, dF, dFd, J, Hv, r, blk)
+        P += contact_friction(contacts[16][cg], sign, qe, ve, gg, vec, shp, mi, mj, contacts[17][par],
+                              contacts[18][par], contacts[19][par], F, dF, dFd, J, Hv, 0.0, 0.0, False, r, blk)
     return P
 
 
@@ -154,8 +177,6 @@ def contact_run(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, u
             model[6][4][:, :] = load_values[k]
         code = alpha_step(q, v, vd, a, lam, h_try, am, af, beta, gamma, tol, no_q_tol, False, max_iter, act,
                           model, dyn, cscale, q1, v1, vd1, a1, lam1, st)
-        stats[0] += st[0]
-        stats[1] += st[1]
         if code != CONVERGED:
             return k, code
         if contact_penetrations(q1, v1, contacts, d1, r1) >= 0:
@@ -164,6 +185,9 @@ def contact_run(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, u
             frac = onset_fraction(pen, d1, contact_tol)
             if frac < ONSET_FRACTION_MAX and h_try * frac >= aim_min:
                 return k, ONSET
+        # counted for accepted steps only: the integrator takes a discarded attempt again, and counts it then
+        stats[0] += st[0]
+        stats[1] += st[1]
         if h_try < h_nominal:                          # recover the requested step (fixed-step runs)
             h = min(2.0 * h_try, h_nominal)
             h_state[0] = h
@@ -180,6 +204,8 @@ def contact_run(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, u
         out_lam[k] = lam
         # step end (Assembly.step_end): springs, then contacts (power under the step's history, then accept)
         p_nc = accept_springs(q, v, springs)
+        if energy:
+            p_nc += friction_power(q, v, contacts, speed, in_contact, last_rate)
         p_nc += accept_contacts(d1, r1, contacts, speed, in_contact, last_rate)
         pen[:] = d1
         if energy:

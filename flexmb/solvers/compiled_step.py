@@ -6,7 +6,7 @@ generalized-alpha step in one compiled call, or a block of fixed steps in one ca
 it has rigid bodies and flexible bodies (modal, with or without stiffening, or nonlinear beams), joint
 primitives between them (drivers included), applied forces and torques, spring-dampers and bushings,
 sphere-plane, sphere-sphere and
-clearance contact pairs with built-in laws and no friction, gravity, and no other force elements, velocity
+clearance contact pairs with built-in normal and friction laws, gravity, and no other force elements, velocity
 constraints or joints at stiffened interfaces, and its iteration matrix is small enough for the dense path
 (``nq + m <= DENSE_LIMIT``). Everything else takes the general step of
 :class:`~flexmb.solvers.generalized_alpha.AlphaStepper`; a step the compiled call does not converge is taken
@@ -124,9 +124,13 @@ class CompiledStep:
         tab, gather, scatter, vec, shp, sides, pos, _ = _pack_measures([(g, g.measure, h) for g, h in groups], dense)
         self._contact_groups = [g for g, _ in groups]
         laws = [g.laws for g, _ in groups]
+        fric = [g.frictions for g, _ in groups]
         return (tab, gather, scatter, vec, shp, sides, np.array([g.sign for g, _ in groups], dtype=float),
                 _cat([g.offset for g, _ in groups], float), _cat([w.kind for w in laws], np.int64),
-                *(_cat([getattr(w, a) for w in laws], float) for a in ("K", "n", "h", "v_min", "c")), pos)
+                *(_cat([getattr(w, a) for w in laws], float) for a in ("K", "n", "h", "v_min", "c")), pos,
+                np.array([bool(g.has_friction.any()) for g, _ in groups], dtype=bool),
+                np.array([g.geo for g, _ in groups], dtype=np.int64), _cat([g.rad for g, _ in groups], float).reshape(-1, 2),
+                _cat([f.kind for f in fric], np.int64), _cat([f.p for f in fric], float).reshape(-1, 3))
 
     def _loads(self, asm, dense) -> tuple:
         """The applied loads' part of the model tuple; their vectors (``lvec``) are set before each step."""
@@ -343,8 +347,8 @@ def family_blocks(asm, kind: type) -> list[tuple]:
 
 
 def _plain_contacts(g) -> bool:
-    """A contact-pair group the compiled step evaluates: built-in laws, no friction."""
-    return isinstance(g, ContactGroup) and not g._user_laws and not g.has_friction.any()
+    """A contact-pair group the compiled step evaluates: built-in laws, friction (if any) of built-in laws."""
+    return isinstance(g, ContactGroup) and not g._user_laws and bool(np.all(g.frictions.kind <= 2))
 
 
 def _cat(parts: list, dtype) -> np.ndarray:
