@@ -341,3 +341,19 @@ def test_contact_friction_takes_the_compiled_step(monkeypatch):
     _same_run(fast, ref, 1e-8, 1e-9, 1e-6)
     ball = next(b for b in s1.bodies if b.name == "ball")
     assert np.max(np.abs(fast.angular_velocity(ball)[:, 2])) > 1.0     # friction spun the ball up
+
+
+def test_compiled_friction_laws_equal_the_friction_table():
+    """The compiled step's friction laws (forces.friction_coefficient) against FrictionTable.coefficient (numpy)
+    over slip speeds through the dead zone, the ramp and beyond: the same formulas, 1e-14 relative (rounding)."""
+    from flexmb.compiled.forces import friction_coefficient
+    from flexmb.contact import BrownMcPhee, CoulombRamp
+    from flexmb.contact.friction import FrictionTable
+    laws = [CoulombRamp(0.3, 0.05), CoulombRamp(0.3, 0.05, 0.01), CoulombRamp(0.2, 0.02, shape="tanh"),
+            BrownMcPhee(0.5, 0.3, 0.01)]
+    table = FrictionTable(laws)
+    s = np.concatenate([[0.0, 1e-9, 1e-7], np.linspace(1e-4, 0.2, 97)])
+    for k in range(len(laws)):
+        ref = table.coefficient(s, np.full(s.size, k))
+        got = np.array([friction_coefficient(table.kind[k], *table.p[k], x) for x in s]).T
+        np.testing.assert_allclose(got, np.array(ref), rtol=1e-14, atol=1e-14 * np.max(np.abs(ref)))
