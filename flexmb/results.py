@@ -281,7 +281,23 @@ class Result:
             raise ModelError(f"{getattr(contact, 'name', contact)!r} is not a sphere or clearance contact of the "
                              "simulated system (mesh, node and sphere-cloud contacts: Result.contact_forces)")
         k = group.contacts.index(contact)
+        cols = self._history_columns(asm, group)
+        if cols is not None:            # every row's history in one layout: one vectorized pass
+            return group.replay_forces(self.q, self.v, self.history[:, cols])[:, k]
         return self._replay(asm, lambda q, v: group.normal_forces(*extend(q, v))[k])
+
+    def _history_columns(self, asm, group) -> slice | None:
+        """The columns of ``history`` that hold ``group``'s history in every saved row, or None when the rows
+        do not share one layout there (a group of changing length before it) or hold no history."""
+        k = 0
+        for g in asm.stateful:
+            size = g.history().size
+            if k + 1 + size > self.history.shape[1] or not np.all(self.history[:, k] == size):
+                return None
+            if g is group:
+                return slice(k + 1, k + 1 + size)
+            k += 1 + size
+        return None
 
     def contact_forces(self, contact) -> tuple[np.ndarray, np.ndarray]:
         """Contact point (m) and total contact force (N) on each contactor of a sphere-mesh, node-mesh,

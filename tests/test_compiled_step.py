@@ -204,28 +204,102 @@ def test_spring_models_take_the_compiled_step(monkeypatch, angle_springs):
     assert fast.message == ref.message == "completed"
 
 
+def _three_paths(monkeypatch, build, **kw):
+    """A contact model run three ways: in blocks of compiled steps (the default), in single compiled steps
+    (blocks switched off) and on the general path; returns the systems and results of each."""
+    from flexmb.solvers.stepper import AlphaIntegrator
+    runs = []
+    for path in ("blocks", "single", "general"):
+        s = build()
+        if path == "single":
+            monkeypatch.setattr(AlphaIntegrator, "can_advance", lambda self: False)
+        if path == "general":
+            monkeypatch.setattr(cs.CompiledStep, "qualifies", staticmethod(lambda asm, reuse: False))
+        runs.append((s, fm.simulate(s, **kw)))
+        monkeypatch.undo()
+    return runs
+
+
+def _same_run(fast, ref, q_tol: float, t_tol: float, history_tol: float) -> None:
+    """Two runs of one contact model: the same steps and Newton counts, positions, work and history."""
+    assert fast.t.shape == ref.t.shape and np.max(np.abs(fast.t - ref.t)) < t_tol
+    assert np.max(np.abs(fast.q - ref.q)) < q_tol
+    assert np.allclose(fast.history, ref.history, rtol=0, atol=history_tol)
+    assert np.max(np.abs(fast.work_nc - ref.work_nc)) < 1e-8 * np.max(np.abs(ref.work_nc))
+    assert np.max(np.abs(fast.work_drivers - ref.work_drivers)) <= 1e-8 * np.max(np.abs(ref.work_drivers))
+    for key in ("steps", "rejected", "newton_iterations", "factorizations"):
+        assert fast.stats[key] == ref.stats[key], key
+    assert fast.message == ref.message
+    assert abs(fast.stats["energy_drift"] - ref.stats["energy_drift"]) < 1e-9    # the energy checks' balance
+
+
 def test_contact_models_take_the_compiled_step(monkeypatch):
     """The occupant model of the example crash study (rigid links, driven sled, angle springs, a sphere-plane
-    contact with the Lankarani-Nikravesh law and its approach-speed history): single compiled steps (contact
-    onsets are located between steps) equal the general path. The onset cuts interpolate the penetration,
-    whose round-off differences between the two paths (1e-16 relative) move the cut times by up to 5e-11 s
-    (measured); at the head's 13 m/s that is 5e-10 m and 1e-8 m/s: tolerances 1e-9 s, 1e-8 m, 1e-6 of the
-    peak contact force."""
+    contact with the Lankarani-Nikravesh law and its approach-speed history) in blocks of compiled steps, in
+    single compiled steps and on the general path. Blocks end before a contact onset, which the integrator
+    locates as for single steps, and take the same steps: positions equal single compiled steps to 1e-10 (the
+    same arithmetic; only the work sums differ in order). Against the general path the onset cuts interpolate
+    the penetration, whose round-off differences between the two paths (1e-16 relative) move the cut times by
+    up to 5e-11 s (measured); at the head's 13 m/s that is 5e-10 m and 1e-8 m/s: tolerances 1e-9 s, 1e-8 m,
+    1e-6 of the peak contact force and of the approach speeds."""
     from verification.occupant import build
     s, kw = build({"v": 13.4, "setback": 0.15})
     assert cs.CompiledStep.qualifies(s.compile(), reuse_matrix=False)
-    fast = fm.simulate(s, **kw)
-    monkeypatch.setattr(cs.CompiledStep, "qualifies", staticmethod(lambda asm, reuse: False))
-    s2, _ = build({"v": 13.4, "setback": 0.15})
-    ref = fm.simulate(s2, **kw)
-    assert fast.t.shape == ref.t.shape and np.max(np.abs(fast.t - ref.t)) < 1e-9      # the same onset cuts
-    assert np.max(np.abs(fast.q - ref.q)) < 1e-8
+    (s, fast), (_, single), (s2, ref) = _three_paths(monkeypatch, lambda: build({"v": 13.4, "setback": 0.15})[0], **kw)
+    assert fast.stats["blocks"] < fast.stats["steps"] / 4         # blocks of several steps were taken
+    _same_run(fast, single, AGREE, 1e-14, AGREE)
+    _same_run(fast, ref, 1e-8, 1e-9, 1e-6)
     bulkhead = next(f for f in s.forces if f.name == "bulkhead")
     force = ref.contact_force(next(f for f in s2.forces if f.name == "bulkhead"))
     assert np.max(force) > 1e3                                  # the head struck the bulkhead
     assert np.max(np.abs(fast.contact_force(bulkhead) - force)) < 1e-6 * np.max(force)
-    assert np.allclose(fast.history, ref.history, rtol=0, atol=1e-6)
-    assert fast.stats["newton_iterations"] == ref.stats["newton_iterations"]
+    e_fast, e_ref = fast.energy()["total"], ref.energy()["total"]
+    assert np.max(np.abs(e_fast - e_ref)) < 1e-8 * np.max(np.abs(ref.energy()["kinetic"]))
+
+
+def _rattle(friction: bool = False) -> fm.System:
+    """Contacts of every pair kind, apart and touching many times: a ball bouncing on the floor (sphere-plane,
+    Lankarani-Nikravesh), a pendulum whose bob strikes a second hanging bob (sphere-sphere, Hunt-Crossley) and a
+    pendulum hanging in a journal bearing with radial clearance (clearance joint, linear spring-damper), held in
+    its plane by a planar joint. ``friction``: the floor with Brown & McPhee friction, the bobs with a tanh Coulomb
+    ramp, the journal with a linear ramp with a dead zone (the ball spins up on the floor)."""
+    from flexmb.contact import (BrownMcPhee, ClearanceJoint, CoulombRamp, HuntCrossley, LankaraniNikravesh,
+                                LinearSpringDamper, SphereSphereContact)
+    laws = ((BrownMcPhee(0.5, 0.3, 0.01), CoulombRamp(0.2, 0.02, shape="tanh"), CoulombRamp(0.1, 0.05, 0.01))
+            if friction else (None, None, None))
+    s = fm.System(gravity=(0.0, -9.81, 0.0), name="rattle")
+    z = (0.0, 0.0, 1.0)
+    ball = s.add(fm.RigidBody(0.2, (1e-4, 1e-4, 1e-4), position=(0.0, 0.08, 0.0), velocity=(0.3, 0.0, 0.0),
+                              name="ball"))
+    s.add(fm.SpherePlaneContact(s.ground, ball, point=(0.0, 0.0, 0.0), normal=(0.0, 1.0, 0.0), center=(0.0, 0.08, 0.0),
+                                radius=0.05, law=LankaraniNikravesh(2e6, 0.8), friction=laws[0], name="floor"))
+    bob1 = s.add(fm.RigidBody(0.5, (1e-4, 1e-4, 1e-4), position=(0.6, 0.3, 0.0), name="bob1"))
+    s.add(fm.Revolute(s.ground, bob1, (1.0, 0.3, 0.0), z, name="hinge1"))
+    bob2 = s.add(fm.RigidBody(0.5, (1e-4, 1e-4, 1e-4), position=(1.1, -0.1, 0.0), name="bob2"))
+    s.add(fm.Revolute(s.ground, bob2, (1.1, 0.3, 0.0), z, name="hinge2"))
+    s.add(SphereSphereContact(bob1, bob2, center_a=(0.6, 0.3, 0.0), center_b=(1.1, -0.1, 0.0), radius_a=0.05,
+                                 radius_b=0.05, law=HuntCrossley(1e6, 0.7), friction=laws[1], name="bobs"))
+    arm = s.add(fm.RigidBody(1.0, (1e-3, 1e-3, 1e-3), position=(2.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 3.0),
+                             name="arm"))
+    s.add(fm.Planar(s.ground, arm, (2.0, 0.0, 0.0), z, name="plane"))
+    s.add(ClearanceJoint(s.ground, arm, point=(2.0, 0.2, 0.0), axis=z, clearance=1e-3, radius_pin=0.01,
+                            law=LinearSpringDamper(1e6, 0.5, 1.0), friction=laws[2], name="journal"))
+    return s
+
+
+@pytest.mark.parametrize("save_every", [1, 7])
+def test_contact_blocks_of_every_pair_kind(monkeypatch, save_every):
+    """Three contact groups (sphere-plane, sphere-sphere, clearance) that touch and separate many times, with
+    saved rows every step or every seventh: blocks of compiled steps equal single compiled steps (1e-10 m, the
+    same Newton counts, steps and rejected attempts, histories), and both equal the general path to 1e-8 m
+    (contact onsets interpolated, see the test above) with the same counts."""
+    kw = dict(t_end=0.4, h=1e-3, h_contact=1e-4, save_every=save_every)
+    (_, fast), (_, single), (_, ref) = _three_paths(monkeypatch, _rattle, **kw)
+    touches = [np.count_nonzero(np.diff((fast.history[:, k] > 0).astype(int)) == 1)
+               for k in (2, 7, 12)]            # each group's in_contact column: how often it began to touch
+    assert min(touches) >= 1 and sum(touches) >= 6, touches     # (clearance 4, floor 3, bobs 1)
+    _same_run(fast, single, AGREE, 1e-14, AGREE)
+    _same_run(fast, ref, 1e-8, 1e-9, 1e-6)
 
 
 def _loaded() -> fm.System:
@@ -284,3 +358,35 @@ def test_motor_models_take_the_compiled_step(monkeypatch, kw):
     assert np.max(np.abs(fast.v[:, i] - ref.v[:, i])) < AGREE * 1e3
     assert fast.stats["newton_iterations"] == ref.stats["newton_iterations"]
     assert np.max(np.abs(fast.work_nc - ref.work_nc)) < 1e-9 * np.max(np.abs(ref.work_nc))
+
+
+def test_contact_friction_takes_the_compiled_step(monkeypatch):
+    """Friction of every built-in law (Brown-McPhee on sphere-plane, tanh ramp on sphere-sphere, linear ramp with
+    a dead zone on the clearance journal) in the compiled step and its blocks: blocks equal single compiled
+    steps (1e-10) and the general path (1e-8 m, onsets interpolated), with the same counts and the friction work
+    in the balance (work_nc to 1e-8 relative)."""
+    s = _rattle(friction=True)
+    assert cs.CompiledStep.qualifies(s.compile(), reuse_matrix=False)
+    kw = dict(t_end=0.3, h=1e-3, h_contact=1e-4)
+    (s1, fast), (_, single), (s3, ref) = _three_paths(monkeypatch, lambda: _rattle(friction=True), **kw)
+    assert fast.stats["blocks"] > 0
+    _same_run(fast, single, AGREE, 1e-14, AGREE)
+    _same_run(fast, ref, 1e-8, 1e-9, 1e-6)
+    ball = next(b for b in s1.bodies if b.name == "ball")
+    assert np.max(np.abs(fast.angular_velocity(ball)[:, 2])) > 1.0     # friction spun the ball up
+
+
+def test_compiled_friction_laws_equal_the_friction_table():
+    """The compiled step's friction laws (forces.friction_coefficient) against FrictionTable.coefficient (numpy)
+    over slip speeds through the dead zone, the ramp and beyond: the same formulas, 1e-14 relative (rounding)."""
+    from flexmb.compiled.forces import friction_coefficient
+    from flexmb.contact import BrownMcPhee, CoulombRamp
+    from flexmb.contact.friction import FrictionTable
+    laws = [CoulombRamp(0.3, 0.05), CoulombRamp(0.3, 0.05, 0.01), CoulombRamp(0.2, 0.02, shape="tanh"),
+            BrownMcPhee(0.5, 0.3, 0.01)]
+    table = FrictionTable(laws)
+    s = np.concatenate([[0.0, 1e-9, 1e-7], np.linspace(1e-4, 0.2, 97)])
+    for k in range(len(laws)):
+        ref = table.coefficient(s, np.full(s.size, k))
+        got = np.array([friction_coefficient(table.kind[k], *table.p[k], x) for x in s]).T
+        np.testing.assert_allclose(got, np.array(ref), rtol=1e-14, atol=1e-14 * np.max(np.abs(ref)))

@@ -231,8 +231,11 @@ def test_penetrations_evaluated_once_per_state(monkeypatch):
     """A ball falling towards a floor it does not reach: per accepted step the integrator evaluates the pair's
     measure (penetrations) at the free-flight prediction, at the Newton result and once at the accepted state
     (after the histories moved on; its accept and penetration share that evaluation), and nowhere else: the
-    contact-step limit and both onset tests reuse the accepted state's. Same trajectory as without counting."""
+    contact-step limit and both onset tests reuse the accepted state's. Same trajectory as without counting.
+    Single steps (the Python integrator's per-step path); blocks of compiled steps evaluate the pair in compiled
+    code (flexmb/compiled/step_end.py), and Python then evaluates it only at the start state."""
     from flexmb.contact.pairs import ContactGroup
+    from flexmb.solvers.stepper import AlphaIntegrator
     s = fm.System(gravity=(0, -9.81, 0))
     b = s.add(fm.RigidBody(1.0, (0.01, 0.01, 0.01), position=(0, 1.0, 0), name="ball"))
     s.add(fm.SpherePlaneContact(s.ground, b, point=(0, 0, 0), normal=(0, 1, 0), center=(0, 1.0, 0), radius=0.1,
@@ -249,6 +252,11 @@ def test_penetrations_evaluated_once_per_state(monkeypatch):
 
     monkeypatch.setattr(ContactGroup, "penetration", counted("penetration", penetration))
     monkeypatch.setattr(ContactGroup, "state", counted("state", state))
+    blocks = fm.simulate(s, 0.05, 1e-3, h_contact=1e-4, energy=False, progress=False)
+    assert np.array_equal(blocks.q, ref.q) and blocks.stats["blocks"] <= 2     # the last step may be shorter
+    assert calls == {"penetration": 1, "state": 3}        # the start state only
+    calls.update(penetration=0, state=0)
+    monkeypatch.setattr(AlphaIntegrator, "can_advance", lambda self: False)
     res = fm.simulate(s, 0.05, 1e-3, h_contact=1e-4, energy=False, progress=False)
     steps = res.stats["steps"]
     assert steps == 50 and res.stats["rejected"] == 0

@@ -1001,3 +1001,70 @@ def friction_kernel(full, geo, sign, qe, ve, gather, idx, vec, shp, mi, mj, rad,
             for pp in range(4):
                 blk[i, 14 + m, 3 + pp] += cK * (Sa[0, m] * Mfa[0, pp] + Sa[1, m] * Mfa[1, pp] + Sa[2, m] * Mfa[2, pp])
     return power
+
+
+# ---- friction laws for the compiled step (flexmb/contact/friction.py FrictionTable, one pair at a time) ----------
+@njit(cache=True, inline="always")
+def _tanh_ratio(z, th):
+    """``tanh(z) / z`` (its series near 0)."""
+    return th / z if z > 1e-6 else 1.0 - z * z / 3.0
+
+
+@njit(cache=True)
+def friction_coefficient(kind, p0, p1, p2, s):
+    """``(mu, dmu/ds, mu/s)`` of one pair's friction law at slip speed ``s`` (m/s), as ``FrictionTable``:
+    kind 0 the linear Coulomb ramp (``p = mu, v0, v_dead``: Ambrosio's ramp with a dead zone), 1 the tanh ramp
+    (``mu, v0``), 2 Brown & McPhee (2016) (``mu_s, mu_d, v_s``) (docs/theory-contact.md §5.1)."""
+    if kind == 0:
+        mu, v0, vd = p0, p1, p2
+        c = min(max((s - vd) / (v0 - vd), 0.0), 1.0)
+        dmu = mu / (v0 - vd) if (s > vd and s < v0) else 0.0
+        if vd == 0.0:
+            ratio = mu / v0 if s < v0 else mu / s
+        else:
+            ratio = mu * c / s if s > vd else 0.0
+        return mu * c, dmu, ratio
+    if kind == 1:
+        mu, v0 = p0, p1
+        z = s / v0
+        th = math.tanh(z)
+        return mu * th, mu / v0 * (1.0 - th * th), mu / v0 * _tanh_ratio(z, th)
+    vs, md, dm = p2, p1, p0 - p1
+    x = s / vs
+    z = 4.0 * x
+    th = math.tanh(z)
+    D = 0.25 * x * x + 0.75
+    return (md * th + dm * x / (D * D), md * 4.0 / vs * (1.0 - th * th) + dm / vs * (D - x * x) / D ** 3,
+            md * 4.0 / vs * _tanh_ratio(z, th) + dm / (vs * D * D))
+
+
+@njit(cache=True)
+def contact_friction(geo, sign, qe, ve, gather, vec, shp, mi, mj, rad, fkind, fpar, F, dF, dFd, J, Hv, cK, cC,
+                     want_blocks, r, blk):
+    """Friction of one contact group's pairs that carry a built-in friction law (``fkind >= 0``) and press
+    (``F > 0``), as ``ContactGroup._friction``: the slip speeds, the laws (:func:`friction_coefficient`), then
+    the forces subtracted from ``r`` and, with ``want_blocks``, ``cK dQ/dq + cC dQ/dq_dot`` from ``blk``
+    (:func:`friction_kernel`); returns the friction power (W)."""
+    false_, true_ = np.bool_(False), np.bool_(True)  # no literals (docs/architecture.md §2)
+    m = 0
+    for i in range(F.size):
+        if fkind[i] >= 0 and F[i] > 0.0:
+            m += 1
+    if m == 0:
+        return 0.0
+    idx = np.empty(m, dtype=np.int64)
+    m = 0
+    for i in range(F.size):
+        if fkind[i] >= 0 and F[i] > 0.0:
+            idx[m] = i
+            m += 1
+    sp = np.empty(m)
+    none = np.zeros(0)
+    friction_kernel(false_, geo, sign, qe, ve, gather, idx, vec, shp, mi, mj, rad, F, dF, dFd, J, Hv, none, none, none,
+                    0.0, 0.0, false_, sp, r, blk)
+    mu, dmu, mus = np.empty(m), np.empty(m), np.empty(m)
+    for k in range(m):
+        i = idx[k]
+        mu[k], dmu[k], mus[k] = friction_coefficient(fkind[i], fpar[i, 0], fpar[i, 1], fpar[i, 2], sp[k])
+    return friction_kernel(true_, geo, sign, qe, ve, gather, idx, vec, shp, mi, mj, rad, F, dF, dFd, J, Hv, mu, dmu,
+                           mus, cK, cC, want_blocks, sp, r, blk)

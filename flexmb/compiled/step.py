@@ -38,11 +38,13 @@ helper gets only the part it uses, since numba passes a tuple as all its arrays'
   modes of the shapes, offset in sgather/sscatter, in svec, in sshp, in the per-instance parameters, in
   pos_spring)``; ``sref`` the unwrapping reference of angle measures (history, moved on at accepted steps);
 * ``contacts = (ctab, cgather, cscatter, cvec, cshp, csides, csign, coffset, ckind, cK, cn, ch, cvmin, cc,
-  pos_contact)``: contact-pair groups with built-in laws and no friction (flexmb/contact/pairs.py), ``ctab``
-  as ``stab``, per pair the measure offset and the law table (flexmb/contact/laws.py ``LawTable``). Their
-  approach-speed history changes at accepted steps (in Python, ``ContactGroup.accept``) and comes as the
-  separate ``dyn`` argument; models with contacts take single steps, not blocks (the integrator locates
-  contact onsets between steps);
+  pos_contact, cfric, cgeo, crad, cfkind, cfpar)``: contact-pair groups with built-in laws (flexmb/contact/pairs.py),
+  ``ctab`` as ``stab``, per pair the measure offset and the law table (flexmb/contact/laws.py ``LawTable``); per
+  group whether a pair has friction and the friction geometry, per pair the radii, the built-in friction law's
+  kind (-1: none) and parameters (flexmb/contact/friction.py ``FrictionTable``). Their
+  approach-speed history changes at accepted steps (``ContactGroup.accept``, or in a block
+  flexmb/compiled/step_end.py) and comes as the separate ``dyn`` argument; blocks of models with contacts are
+  taken by ``step_end.contact_run``, which ends a block at a contact onset for the integrator to locate;
 * ``loads = (lidx, lis_force, lbody_fixed, ls, lvec, pos_loads)``: applied forces and torques
   (flexmb/forces/applied.py), their vectors at the current time in ``lvec`` (set before each step);
 * ``driver_rows``: the rows of driver constraints;
@@ -63,7 +65,8 @@ import numpy as np
 from numba import njit
 
 from .flexible import energy as flexible_energy
-from .forces import ANGLE, contact_kernel, loads_kernel, measure_kernel, motor_kernel, spring_kernel
+from .forces import (ANGLE, contact_friction, contact_kernel, loads_kernel, measure_kernel, motor_kernel,
+                     spring_kernel)
 from .flexible import evaluate as flexible_evaluate
 from .joints import (_angle_hess, _angle_rows, _coordinate_hess, _coordinate_rows, _distance_hess,
                      _distance_rows, _dot1_hess, _dot1_rows, _dot2_hess, _dot2_rows, _point_hess, _point_rows)
@@ -407,6 +410,10 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
                           speed[par], in_contact[par], last_rate[par], false_, cC, cK, with_matrix, x, xd, F, dF,
                           dFd, Jc, Hv, rc, bc) >= 0:
             return False
+        if contacts[15][cg]:        # friction of the pairs with a built-in friction law (ContactGroup._friction)
+            contact_friction(contacts[16][cg], sign, qe, ve, gg, vec, shp, mi, mj_, contacts[17][par],
+                             contacts[18][par], contacts[19][par], F, dF, dFd, Jc, Hv, cK if with_matrix else 0.0,
+                             cC if with_matrix else 0.0, with_matrix, rc, bc)
         add_at(r, sc_.reshape(-1), rc.reshape(-1))
         if with_matrix:
             add_at(vals, pos, bc.reshape(-1))

@@ -83,6 +83,13 @@ def _models():
                                                                                          sense=-1)],
                         EA=1e4, damping_time=0.01, initial_tension=10.0))
     yield s
+    # a contact pair with a built-in law and no friction: the compiled step's blocks with contacts (step_end.py)
+    s, a, b = two()
+    s.add(fm.Revolute(s.ground, a, (0.1, 0.2, 0.3), (0, 0, 1)))
+    s.add(fm.RotationalSpringDamper(s.ground, a, (0, 0, 1), k=30.0, c=2.0))
+    s.add(fm.SpherePlaneContact(s.ground, b, point=(1.0, -0.45, 0.4), normal=(0, 1, 0), center=(1.0, -0.2, 0.4),
+                                radius=0.3, law=law))
+    yield s
     # modal body and nonlinear beam from a five-element line mesh
     n = 5
     points = np.column_stack([np.linspace(0.0, 1.0, n + 1), np.zeros(n + 1), np.zeros(n + 1)])
@@ -141,10 +148,11 @@ def compile_kernels(verbose: bool = True, jobs: int | None = None) -> float:
     else:
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
-        # one worker compiles the compiled step (model 1: rigid bodies, joints, springs, loads and a motor, all
-        # on the compiled step) while the others take the contact and crash kernels and the flexible ones; the
-        # rigid-joint models come last and load the step from the cache instead of compiling it again
-        order = [0, n - 4, *range(n - 1, n - 4, -1), *range(1, n - 4)]
+        # one worker compiles the compiled step (model 1: rigid bodies, joints, springs, loads and a motor, all on
+        # the compiled step) while the other takes the contact, crash and rope kernels (n - 5), the flexible ones,
+        # the blocks with contacts (n - 4) and the particles and sphere clouds (n - 6); the rigid-joint models come
+        # last and load the step from the cache
+        order = [0, n - 5, n - 1, n - 2, n - 3, n - 4, n - 6, *range(1, n - 6)]
         pool = ProcessPoolExecutor(jobs, mp_context=mp.get_context("fork"))
         done = pool.map(_warm, order)
     for k, kinds, cpu in done:

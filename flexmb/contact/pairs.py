@@ -374,6 +374,50 @@ class ContactGroup(ElementGroup):
         _, delta, delta_dot = self.state(qe, ve)
         return self.forces(delta, delta_dot)[0]
 
+    REPLAY_CHUNK = 20000
+    """Most (saved state, pair) instances of :meth:`replay_forces` evaluated in one call (bounds its memory)."""
+
+    def replay_forces(self, q: np.ndarray, v: np.ndarray, history: np.ndarray) -> np.ndarray:
+        """Normal force (N) of every pair at saved states, each under the approach-speed history saved with it:
+        ``q``, ``v`` (nt, nq) coordinates and rates, ``history`` (nt, 4 n) in the layout of :meth:`history`;
+        returns (nt, n), the values of :meth:`normal_forces` after :meth:`set_history` row by row (the laws of
+        docs/theory-contact.md §1 with the approach speed of §1.3), in a few compiled calls: each (state, pair)
+        is one instance of the measure kernel, its coordinates gathered from the stacked states."""
+        q, v, history = (np.ascontiguousarray(a, dtype=float) for a in (q, v, history))
+        nt, nq = q.shape
+        n, nx = self.gather.shape
+        if history.shape != (nt, 4 * n):
+            raise ModelError(f"{self.geometry} contact group: replay_forces needs a history of shape {(nt, 4 * n)}, "
+                             f"got {history.shape}")
+        out = np.empty((nt, n))
+        rows = max(1, self.REPLAY_CHUNK // n)
+        for r0 in range(0, nt, rows):
+            out[r0:r0 + rows] = self._replay_chunk(q[r0:r0 + rows], v[r0:r0 + rows], history[r0:r0 + rows])
+        return out
+
+    def _replay_chunk(self, q, v, history) -> np.ndarray:
+        nt, nq = q.shape
+        n, nx = self.gather.shape
+        m, ne = self.measure, nq + 7
+        qe, ve = np.zeros((nt, ne)), np.zeros((nt, ne))
+        qe[:, :nq], ve[:, :nq] = q, v
+        qe[:, nq + 3] = 1.0                                        # the ground's Euler parameters (1, 0, 0, 0)
+        gather = (self.gather[None] + ne * np.arange(nt)[:, None, None]).reshape(nt * n, nx)
+        vecs = np.ascontiguousarray(np.broadcast_to(m.vecs, (nt, *m.vecs.shape))).reshape(nt * n, 4, 3)
+        shps = np.ascontiguousarray(np.broadcast_to(m.shps, (nt, *m.shps.shape))).reshape(nt * n, *m.shps.shape[1:])
+        x, xd = np.empty(nt * n), np.empty(nt * n)
+        bad = cf.measure_kernel(self.code, qe.reshape(-1), ve.reshape(-1), gather, vecs, shps, m.sides, *m.n_modes,
+                                np.zeros(nt * n), False, x, xd, np.empty((nt * n, nx)), self._H0)
+        if bad >= 0:
+            self._check(bad % n, x.reshape(nt, n)[bad // n])
+        delta = self.sign * (np.tile(self.offset, nt) - x)
+        rate = -self.sign * xd
+        speed, touch, known, last = (np.ascontiguousarray(history[:, k * n:(k + 1) * n]).reshape(-1) for k in range(4))
+        last_rate = np.where(known != 0.0, last, np.nan)
+        vm = np.empty(nt * n)
+        cf.approach_trial(delta, rate, np.arange(nt * n), speed, touch != 0.0, last_rate, vm)
+        return self.laws.force(delta, rate, vm, np.tile(np.arange(n), nt))[0].reshape(nt, n)
+
 
 def build_groups(forces, nq: int, st: EvalState) -> list[ContactGroup]:
     """The pair-contact groups of a model (flexmb/groups.py ``FAMILY_MODULES``): one per contact type and pair

@@ -6,7 +6,7 @@ generalized-alpha step in one compiled call, or a block of fixed steps in one ca
 it has rigid bodies and flexible bodies (modal, with or without stiffening, or nonlinear beams), joint
 primitives between them (drivers included), applied forces and torques, spring-dampers and bushings, DC motors,
 sphere-plane, sphere-sphere and
-clearance contact pairs with built-in laws and no friction, gravity, and no other force elements, velocity
+clearance contact pairs with built-in normal and friction laws, gravity, and no other force elements, velocity
 constraints or joints at stiffened interfaces, and its iteration matrix is small enough for the dense path
 (``nq + m <= DENSE_LIMIT``). Everything else takes the general step of
 :class:`~flexmb.solvers.generalized_alpha.AlphaStepper`; a step the compiled call does not converge is taken
@@ -42,6 +42,7 @@ class StepBlock:
         self.n, self.t, self.q, self.v, self.vd, self.lam = n, t, q, v, vd, lam
         self.a_last, self.p_nc, self.p_drv, self.off, self.failed = a_last, p_nc, p_drv, off, failed
         self.work_nc = self.work_drivers = None     # filled by AlphaIntegrator.advance
+        self.history = None     # blocks of contact models: the element history after each step (asm.history())
 
 
 class CompiledStep:
@@ -134,9 +135,13 @@ class CompiledStep:
         tab, gather, scatter, vec, shp, sides, pos, _ = _pack_measures([(g, g.measure, h) for g, h in groups], dense)
         self._contact_groups = [g for g, _ in groups]
         laws = [g.laws for g, _ in groups]
+        fric = [g.frictions for g, _ in groups]
         return (tab, gather, scatter, vec, shp, sides, np.array([g.sign for g, _ in groups], dtype=float),
                 _cat([g.offset for g, _ in groups], float), _cat([w.kind for w in laws], np.int64),
-                *(_cat([getattr(w, a) for w in laws], float) for a in ("K", "n", "h", "v_min", "c")), pos)
+                *(_cat([getattr(w, a) for w in laws], float) for a in ("K", "n", "h", "v_min", "c")), pos,
+                np.array([bool(g.has_friction.any()) for g, _ in groups], dtype=bool),
+                np.array([g.geo for g, _ in groups], dtype=np.int64), _cat([g.rad for g, _ in groups], float).reshape(-1, 2),
+                _cat([f.kind for f in fric], np.int64), _cat([f.p for f in fric], float).reshape(-1, 3))
 
     def _loads(self, asm, dense) -> tuple:
         """The applied loads' part of the model tuple; their vectors (``lvec``) are set before each step."""
@@ -332,6 +337,89 @@ class CompiledStep:
         block = StepBlock(k, *(x[:k] for x in out[:5]), a_last, *(x[:k] for x in out[5:]), code != self.CONVERGED)
         return block, int(stats[0]), int(stats[1])
 
+    # -- blocks of models with contact pairs (flexmb/compiled/step_end.py) ---------------------------------------
+    def run_contacts(self, s, n: int, h_b: float, h: float, h_nominal: float, h_max: float, t_end: float,
+                     h_contact: float | None, contact_tol: float, locate: bool, aim_min: float, pen: np.ndarray,
+                     params, tol: float, max_iter: int, energy: bool) -> tuple[StepBlock, int, int, float]:
+        """Up to ``n`` steps of size ``h_b`` (s) from state ``s`` of a model with contact pairs in one compiled call
+        (:func:`flexmb.compiled.step_end.contact_run`: the block ends before a step of another size or at a contact
+        onset, which the integrator then locates). ``h`` is the integrator's next step (s), ``pen`` the
+        penetrations (m) of the accepted state, all pairs concatenated (updated in place). Returns the block with
+        the element history after each step (``block.history``), Newton iterations, factorizations and the next
+        step ``h``; the groups' histories (approach speeds, unwrapping references) are those of the last row."""
+        from ..compiled.step_end import contact_run
+        times, t = [], s.t
+        done = t_end - 1e-12 * max(1.0, abs(t_end))
+        while len(times) < n and t < done and t_end - t >= h_b:
+            t = t + h_b
+            times.append(t)
+        values, n = self._sample_drivers(times)
+        loads, n_ok = self._sample_loads(times[:n])
+        n = min(n, n_ok)
+        nq, m = s.q.size, s.lam.size
+        dyn = self._dynamic()           # fresh arrays (concatenated), moved on by the block
+        out = (np.empty(n), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, m)), np.empty(n),
+               np.empty(n), np.empty(n))
+        sref, hist = np.empty((n, self._sref.size)), np.empty((n, 3, pen.size))
+        a_last = s.a.copy()
+        off_rows = np.flatnonzero(~self.asm.active).astype(np.int64)
+        stats, h_state = np.zeros(2), np.array([h])
+        self._load_history()
+        k, code = contact_run(n, s.t, t_end, h_b, h_state, h_nominal, h_max, h_contact or 0.0, h_contact is not None,
+                              locate, contact_tol, aim_min, s.q, s.v, s.vd, s.a, s.lam, params.alpha_m, params.alpha_f,
+                              params.beta, params.gamma, tol, max_iter, self.asm.active, self.driven, values, loads,
+                              energy, off_rows, self.model, dyn, pen, self.asm.inertia_scale, *out, sref, hist, a_last,
+                              stats)
+        block = StepBlock(k, *(x[:k] for x in out[:5]), a_last, *(x[:k] for x in out[5:]), code != self.CONVERGED)
+        if k:
+            self._store_history()
+            self._store_dynamic(dyn)
+            block.history = self._history_rows(sref[:k], hist[:k])
+        return block, int(stats[0]), int(stats[1]), float(h_state[0])
+
+    def _sample_drivers(self, times: list) -> tuple[np.ndarray, int]:
+        """The driven instances' f and f'' (len(times), 2, drivers) at ``times`` and how many leading times are
+        valid (a block ends before a time at which a driver function fails)."""
+        values = np.zeros((len(times), 2, self.driven.shape[1]))
+        n, c = len(times), 0
+        for g, _, _ in self._drivers:
+            for d in g.drivers:
+                f, fa, ok = d.sample(times[:n])
+                n = min(n, ok)
+                values[:n, 0, c], values[:n, 1, c] = f[:n], fa[:n]
+                c += 1
+        return values, n
+
+    def _store_dynamic(self, dyn: tuple) -> None:
+        """The approach-speed history ``(speed, in_contact, last_rate)`` after a block back into the contact groups."""
+        k = 0
+        for g in self._contact_groups:
+            sl = slice(k, k + g.n)
+            g.approach.speed, g.approach.in_contact, g.approach.last_rate = (x[sl].copy() for x in dyn)
+            g._memo = None
+            k += g.n
+
+    def _history_rows(self, sref: np.ndarray, dyn: np.ndarray) -> np.ndarray:
+        """``asm.history()`` after each step of a block (rows), from the springs' references ``sref`` (k, springs)
+        and the contacts' ``(speed, in_contact, last_rate)`` (k, 3, pairs): the layout of
+        ``Assembly.history`` (per stateful group its length, then ``ScalarSpringGroup.history`` or
+        ``ApproachSpeeds.history``)."""
+        cols, k = {}, sref.shape[0]
+        for g, sl in self._refs:
+            if g.measure == "angle":
+                cols[id(g)] = sref[:, sl]
+        o = 0
+        for g in self._contact_groups:
+            speed, touch, rate = (dyn[:, j, o:o + g.n] for j in range(3))
+            known = np.isfinite(rate)
+            cols[id(g)] = np.hstack([speed, touch, known, np.where(known, rate, 0.0)])
+            o += g.n
+        parts = []
+        for g in self.asm.stateful:
+            c = cols[id(g)]
+            parts += [np.full((k, 1), float(c.shape[1])), c]
+        return np.hstack(parts) if parts else np.zeros((k, 0))
+
 
 _COMPILED_FAMILIES = (ScalarSpringGroup, AppliedLoadGroup, DCMotorGroup, ParticleGroup, ParticleLinkGroup,
                       ParticleAnchorGroup)
@@ -430,8 +518,8 @@ def _kernel_contacts(g) -> bool:
 
 
 def _plain_contacts(g) -> bool:
-    """A contact-pair group the compiled step evaluates: built-in laws, no friction."""
-    return isinstance(g, ContactGroup) and not g._user_laws and not g.has_friction.any()
+    """A contact-pair group the compiled step evaluates: built-in laws, friction (if any) of built-in laws."""
+    return isinstance(g, ContactGroup) and not g._user_laws and bool(np.all(g.frictions.kind <= 2))
 
 
 def _cat(parts: list, dtype) -> np.ndarray:

@@ -64,9 +64,12 @@ class _History:
                      "lam": _Rows((asm.m,)), "work_nc": _Rows(()), "work_drivers": _Rows(()), "history": []}
         self._stateless = not asm.stateful
 
-    def add(self, s: StepState, w_nc: float, w_drv: float) -> None:
+    def add(self, s: StepState, w_nc: float, w_drv: float, hist: np.ndarray | None = None) -> None:
+        """Append the accepted state ``s``; ``hist``: its element history when not the groups' current one (a row
+        inside a block of steps)."""
         rows = self.rows
-        hist = _NO_HISTORY if self._stateless else self.asm.history()
+        if hist is None:
+            hist = _NO_HISTORY if self._stateless else self.asm.history()
         rows["t"].append(s.t)
         rows["q"].append(s.q)
         rows["v"].append(s.v)
@@ -205,21 +208,27 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
     reporter = RunProgress(progress, t_start, s.t, t_end, step_count)
 
     def record(s: StepState, work_nc: float, work_drivers: float, last: bool, h_last: float,
-               off: float | None = None) -> None:
+               off: float | None = None, hist: np.ndarray | None = None) -> None:
         """The bookkeeping after accepted step ``step_count``: save it every ``save_every`` steps (``off``: the
-        largest |Phi| of the rows switched off as redundant, when already known)."""
+        largest |Phi| of the rows switched off as redundant, when already known; ``hist``: the element history
+        of a row inside a block)."""
         if step_count % save_every == 0 or last:
             if redundant_rows and (off is None or off > switched_off_tol):
                 _check_switched_off(asm, s, switched_off_tol)
-            history.add(s, work_nc, work_drivers)
+            history.add(s, work_nc, work_drivers, hist)
             if energy_watch is not None and (last or (step_count // save_every) % energy_every == 0):
+                if hist is not None:        # a row inside a block: its energy under its own history
+                    asm.set_history(hist)
+                    moved[0] = True
                 energy_watch.check(s.q, s.v, s.t, work_nc + work_drivers, h_last, s.t - t_start)
+
+    moved = [False]         # the element history was set to a row's inside a block (restored after the block)
 
     # fixed-step runs of bodies and joints take blocks of steps in one compiled call (solvers/compiled_step.py)
     blocks = writer is None and run.can_advance()
     # a block that moves element history on (angle springs) ends at each saved row: the row's history and its
-    # energy check are those of its own state
-    check_period = save_every if blocks and run.newton.compiled.keeps_history else 0
+    # energy check are those of its own state; blocks that give each row its history (contact models) need not
+    check_period = save_every if blocks and run.newton.compiled.keeps_history and not run.rows_carry_history else 0
     loop0 = _time.perf_counter()
     try:
         while not run.done:
@@ -241,7 +250,11 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
                                   block.a_last if k == block.n - 1 else None, block.lam[k])
                     h_k = float(block.t[k] - (block.t[k - 1] if k else t_before))
                     record(s, float(block.work_nc[k]), float(block.work_drivers[k]),
-                           run.done and k == block.n - 1, h_k, float(block.off[k]))
+                           run.done and k == block.n - 1, h_k, float(block.off[k]),
+                           None if block.history is None else block.history[k])
+                if moved[0]:
+                    asm.set_history(block.history[-1])      # the history of the block's last state again
+                    moved[0] = False
                 if block.failed:
                     s = run.step()          # the attempt that failed in the block, with retries and diagnostics
                     step_count += 1

@@ -52,7 +52,7 @@ class AlphaIntegrator:
         self.h_contact, self.contact_tol = h_contact, contact_tol
         self.work_nc, self.work_drivers = work
         self.powers = powers if powers is not None else asm.step_end(s0.q, s0.v, s0.lam, s0.t, energy)
-        self.stats = {"steps": 0, "rejected": 0, "method": params.name}
+        self.stats = {"steps": 0, "rejected": 0, "blocks": 0, "method": params.name}   # blocks: calls of advance
         self._stall = StallWatch(stall_floor(h_nominal, h_contact, h_min, adaptive))
         self._error_scale = ErrorScale(asm, s0.q)
         self._recent = deque([(s0.t, s0.q)], maxlen=3)   # last accepted (t, q), for the error estimate
@@ -134,25 +134,38 @@ class AlphaIntegrator:
 
     def can_advance(self) -> bool:
         """Whether :meth:`advance` may take several steps in one compiled call: a model on the compiled step
-        (flexmb/solvers/compiled_step.py) without per-step stability checks, fixed steps at the nominal size,
-        no velocity projection and no contacts (the per-step work of :meth:`step` is then the powers of the
-        energy balance, which the compiled call computes)."""
+        (flexmb/solvers/compiled_step.py) without per-step stability checks, fixed steps, no velocity
+        projection; without contacts at the nominal size (the per-step work of :meth:`step` is then the powers
+        of the energy balance, which the compiled call computes), with contact pairs at any size (the compiled
+        call also moves their history on and tests for onsets, flexmb/compiled/step_end.py)."""
         c = self.newton.compiled
         return (c is not None and c.blocks_allowed and not self.adaptive and not self.velocity_projection
-                and not self._contacts and self.h == self.h_nominal)
+                and (self._contacts or self.h == self.h_nominal))
+
+    @property
+    def rows_carry_history(self) -> bool:
+        """Whether the blocks of :meth:`advance` give the element history after each step (``block.history``):
+        models with contact pairs."""
+        return self._contacts
 
     def advance(self, n: int):
         """Take up to ``n`` steps in one compiled call (only when :meth:`can_advance`); returns the
         :class:`~flexmb.solvers.compiled_step.StepBlock` with the work of the energy balance added (trapezoidal,
         as :meth:`step`), or None when it took no step. When ``block.failed``, the next attempt did not
-        converge: :meth:`step` takes it."""
+        converge, or (contact models) it is a contact onset to locate or a step of another size: :meth:`step`
+        takes it."""
         s = self.state
-        block, iterations, factorizations = self.newton.compiled.run(
-            s, n, self.t_end, self.h, self.h_max, self.newton.p, self.newton.tol, self.newton.max_iter, self.energy)
+        if self._contacts:
+            block, iterations, factorizations = self._contact_block(n)
+        else:
+            block, iterations, factorizations = self.newton.compiled.run(
+                s, n, self.t_end, self.h, self.h_max, self.newton.p, self.newton.tol, self.newton.max_iter,
+                self.energy)
         self.newton.stats.newton_iterations += iterations
         self.newton.stats.factorizations += factorizations
         if block.n == 0:
             return None
+        self.stats["blocks"] += 1
         t_prev = np.concatenate([[s.t], block.t[:-1]])
         dt = block.t - t_prev
         if self.energy:
@@ -172,6 +185,25 @@ class AlphaIntegrator:
                                block.lam[-1])
         self.stats["steps"] += block.n
         return block
+
+    def _contact_block(self, n: int):
+        """A block of a model with contact pairs: up to ``n`` steps of the size :meth:`_attempt` would take next
+        (``min(h, h_max, t_end - t)``, limited to ``h_contact`` while a pair touches), ending before a step of
+        another size or a contact onset (flexmb/compiled/step_end.py); the penetrations of the accepted state and
+        the next step size move on with it."""
+        s, asm = self.state, self.asm
+        h_b = min(self.h, self.h_max, self.t_end - s.t)
+        if self.h_contact is not None and asm.in_contact(s.q, s.v, self.contact_tol, d=self._pen):
+            h_b = min(h_b, self.h_contact)
+        pen = np.concatenate(self._pen)
+        block, iterations, factorizations, self.h = self.newton.compiled.run_contacts(
+            s, n, h_b, self.h, self.h_nominal, self.h_max, self.t_end, self.h_contact, self.contact_tol,
+            self._locate_onsets, self._aim_min, pen, self.newton.p, self.newton.tol, self.newton.max_iter,
+            self.energy)
+        if block.n:
+            sizes = np.cumsum([d.size for d in self._pen])[:-1]
+            self._pen = np.split(pen, sizes)
+        return block, iterations, factorizations
 
     def _reject(self, h_try: float) -> None:
         self.stats["rejected"] += 1

@@ -86,3 +86,26 @@ def test_contact_force_history_peaks_at_the_hertz_force():
     F = res.contact_force(contact)
     assert F.max() == pytest.approx(IMPACT.peak_force, rel=1e-3)
     assert F.min() == 0.0
+
+
+def test_contact_force_replay_in_one_pass_equals_row_by_row(monkeypatch):
+    """Result.contact_force evaluates every saved row in one vectorized pass (ContactGroup.replay_forces, in
+    chunks of rows) with each row's approach-speed history: equal to setting each row's history on the
+    assembly and evaluating the pair (the same kernels; 1e-12 of the peak force for rounding), for two pairs of
+    one group with different laws (Lankarani-Nikravesh, Hunt-Crossley) that touch at different times."""
+    from flexmb.contact.pairs import ContactGroup
+    from flexmb.joints.kernels import extend
+    s = fm.System(gravity=(0.0, -9.81, 0.0))
+    for k, (law, gap) in enumerate(((LankaraniNikravesh(1e6, 0.7), 0.01), (HuntCrossley(2e6, 0.5), 0.03))):
+        ball = s.add(fm.RigidBody(0.5, (1e-4,) * 3, position=(k, 0.05 + gap, 0), name=f"ball{k}"))
+        s.add(fm.SpherePlaneContact(s.ground, ball, point=(k, 0, 0), normal=(0, 1, 0), center=(k, 0.05 + gap, 0),
+                                    radius=0.05, law=law, name=f"floor{k}"))
+    res = fm.simulate(s, 0.25, 1e-3, h_contact=1e-4)
+    monkeypatch.setattr(ContactGroup, "REPLAY_CHUNK", 14)         # several chunks of 7 rows
+    asm = s.compile()
+    group = asm.contacts[0]
+    for k, c in enumerate(s.forces):
+        F = res.contact_force(c)
+        ref = res._replay(asm, lambda q, v: group.normal_forces(*extend(q, v))[k])
+        assert ref.max() > 10.0                                    # the ball hit the floor
+        np.testing.assert_allclose(F, ref, rtol=0, atol=1e-12 * ref.max())

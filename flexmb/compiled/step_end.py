@@ -1,0 +1,225 @@
+"""The step-end work of compiled-step models with contact pairs, and blocks of their steps.
+
+A model on the compiled step (flexmb/compiled/step.py, :class:`flexmb.solvers.compiled_step.CompiledStep`) with
+sphere-plane, sphere-sphere or clearance pairs (built-in normal and friction laws) needs, after each accepted step,
+what :class:`flexmb.solvers.stepper.AlphaIntegrator` does between steps: the contact damping and friction power
+under the step's approach-speed history, the history moved on (``ContactGroup.accept``), the penetrations of the accepted
+state for the contact-step limit and the two onset tests of the next step, the spring and driver powers.
+This module does that in compiled code (:func:`contact_penetrations`, :func:`accept_contacts`,
+:func:`friction_power`, :func:`onset_fraction`) and takes blocks of such steps in one call (:func:`contact_run`).
+
+A block repeats the integrator's decisions step by step (fixed-step runs; docs/theory-contact.md §4):
+
+* the step is ``min(h, h_max, t_end - t)``, limited to ``h_contact`` while a pair penetrates or touches
+  (penetration ``> -contact_tol``), and after a step shorter than the nominal one the next one may double
+  (``h = min(2 h_try, h_nominal)``);
+* a block runs at one step size ``h_b`` (the drivers and loads are sampled for its times beforehand) and ends
+  before a step of another size;
+* it ends before a step whose free-flight prediction ``q + h v + h^2 vd / 2`` brings a pair that is apart to
+  penetrate (the prediction test of ``AlphaIntegrator._contact_step``) and it discards a step whose Newton result
+  does (the onset cut of ``AlphaIntegrator._attempt``): the Python integrator then locates the onset
+  exactly as it would have, from the same state, so blocks give the trajectories of single steps.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .forces import (HYSTERESIS, contact_friction, contact_kernel, hysteresis_one, linear_one, measure_kernel,
+                     trial_speed)
+from .step import (CONVERGED, _contact_group, _extended, accept_springs, alpha_step, powers,
+                   switched_off_violation)
+
+ONSET, STEP_CHANGE, BAD_CONTACT = 10, 11, 12
+"""Why :func:`contact_run` ended a block early (besides the failure codes of ``alpha_step``): a contact onset
+to locate, a step of another size, a pair without a normal at the accepted state."""
+
+ONSET_FRACTION_MAX = 0.99
+"""An onset at or after this fraction of a step is not cut to (``AlphaIntegrator``)."""
+
+
+@njit(cache=True)
+def contact_penetrations(q, v, contacts, delta, rate):
+    """Penetration ``delta = sign (x0 - x)`` (m) and its rate ``-sign x_dot`` (m/s) of every pair of the model's
+    contact groups (``contacts``, the model tuple's part; pairs concatenated group by group), as
+    ``ContactGroup.state``. Returns the first pair whose ``LENGTH`` measure has no direction, or -1."""
+    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
+    ctab = contacts[0]
+    qe, ve = _extended(q, v)
+    for cg in range(ctab.shape[0]):
+        code, n, nx, mi, mj, sm = ctab[cg, 0], ctab[cg, 1], ctab[cg, 2], ctab[cg, 3], ctab[cg, 4], ctab[cg, 5]
+        og, ov, osh, op = ctab[cg, 6], ctab[cg, 7], ctab[cg, 8], ctab[cg, 9]
+        sign = contacts[6][cg]
+        x, xd = np.empty(n), np.empty(n)
+        bad = measure_kernel(code, qe, ve, contacts[1][og:og + n * nx].reshape((n, nx)),
+                             contacts[3][ov:ov + 12 * n].reshape((n, 4, 3)),
+                             contacts[4][osh:osh + 12 * n * sm].reshape((n, 4, 3, sm)), contacts[5][cg], mi, mj,
+                             np.zeros(n), false_, x, xd, np.empty((n, nx)), np.empty((0, nx, nx)))
+        if bad >= 0:
+            return op + bad
+        for i in range(n):
+            delta[op + i] = sign * (contacts[7][op + i] - x[i])
+            rate[op + i] = -sign * xd[i]
+    return -1
+
+
+@njit(cache=True)
+def accept_contacts(delta, rate, contacts, speed, in_contact, last_rate):
+    """At an accepted state with penetrations ``delta`` (m) and rates ``rate`` (m/s): the damping power
+    ``-sum (F - K delta_+^n) delta_dot`` (W) of the pairs' laws under the step's approach-speed history
+    (``LawTable.nonconservative_power``), then the history moved on as ``ApproachSpeeds.accept``: a pair that
+    penetrates keeps (or captures, at touch) its approach speed, the others are released; every pair's last
+    rate is its rate here (docs/theory-contact.md §1.3; Lankarani & Nikravesh 1990 for the hysteresis law)."""
+    kind, K, nn, hh, vmin, cc = contacts[8], contacts[9], contacts[10], contacts[11], contacts[12], contacts[13]
+    P = 0.0
+    for i in range(delta.size):
+        d, dd = delta[i], rate[i]
+        vm = trial_speed(d, dd, speed[i], in_contact[i], last_rate[i])
+        if kind[i] == HYSTERESIS:
+            F = hysteresis_one(K[i], nn[i], hh[i], vmin[i], d, dd, vm)[0]
+        else:
+            F = linear_one(K[i], cc[i], d, dd)[0]
+        P -= (F - K[i] * max(d, 0.0) ** nn[i]) * dd
+        touching = d > 0.0
+        in_contact[i] = touching
+        speed[i] = vm if touching else 0.0
+        last_rate[i] = dd
+    return P
+
+
+@njit(cache=True)
+def friction_power(q, v, contacts, speed, in_contact, last_rate):
+    """Power (W, <= 0) of the friction of the pairs with a friction law at an accepted state, under the step's
+    approach-speed history (the normal forces of ``ContactGroup._powers``, then ``contact_friction``)."""
+    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
+    P = 0.0
+    qe, ve = _extended(q, v)
+    for cg in range(contacts[0].shape[0]):
+        if not contacts[15][cg]:
+            continue
+        (code, mi, mj, sign, gg, sc, vec, shp, sides, offset, kind, K, nn, hh, vmin, cc, pos,
+         par) = _contact_group(cg, contacts)
+        n, nx = gg.shape
+        x, xd, F, dF, dFd = np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n)
+        J, Hv, r, blk = np.empty((n, nx)), np.empty((n, nx)), np.empty((n, nx)), np.empty((1, nx, nx))
+        contact_kernel(code, qe, ve, gg, vec, shp, sides, mi, mj, sign, offset, kind, K, nn, hh, vmin, cc, speed[par],
+                       in_contact[par], last_rate[par], false_, 0.0, 0.0, false_, x, xd, F, dF, dFd, J, Hv, r, blk)
+        P += contact_friction(contacts[16][cg], sign, qe, ve, gg, vec, shp, mi, mj, contacts[17][par],
+                              contacts[18][par], contacts[19][par], F, dF, dFd, J, Hv, 0.0, 0.0, false_, r, blk)
+    return P
+
+
+@njit(cache=True)
+def onset_fraction(d0, d1, tol):
+    """Fraction of a step at which the first new contact begins: over the pairs apart at its start
+    (``d0 < -tol``) that penetrate at its end (``d1 > tol``), the smallest ``-d0 / (d1 - d0)`` (linear
+    interpolation of the penetration, docs/theory-contact.md §4; ``Assembly.contact_onset``); ``inf`` when
+    no pair touches."""
+    frac = np.inf
+    for i in range(d0.size):
+        if d0[i] < -tol and d1[i] > tol:
+            frac = min(frac, -d0[i] / (d1[i] - d0[i]))
+    return frac
+
+
+@njit(cache=True)
+def contact_run(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, use_h_contact, locate, contact_tol,
+                aim_min, q0, v0, vd0, a0, lam0, am, af, beta, gamma, tol, max_iter, act, driven, drive_values,
+                load_values, energy, off_rows, model, dyn, pen, cscale, out_t, out_q, out_v, out_vd, out_lam, out_pnc,
+                out_pdrv, out_off, out_sref, out_dyn, last_a, stats):
+    """Up to ``n_steps`` accepted steps of size ``h_b`` (s) from the state at ``t0`` of a model with contact pairs
+    (see the module's docstring for when a block ends). ``h_state`` (1,) holds the integrator's next step ``h``
+    and gets it after the block; ``pen`` the penetrations (m) of the accepted state, updated at each step;
+    ``dyn = (speed, in_contact, last_rate)`` the approach-speed history, moved on at each step; the springs'
+    unwrapping references (in the model) likewise. ``drive_values`` and ``load_values`` are the drivers' f, f''
+    and the loads' vectors at the times ``t0 + k h_b`` (as ``alpha_run``). Row k of ``out_*`` receives the
+    state after step k, its non-conservative and driver powers (W, when ``energy``), the largest |Phi| of the
+    switched-off rows, the springs' references and the contacts' history ``(speed, in_contact, last_rate)``.
+    Returns ``(steps taken, why the block ended)``: ``CONVERGED`` when it took ``n_steps`` or reached
+    ``t_end``, else a failure code of ``alpha_step``, ``ONSET``, ``STEP_CHANGE`` or ``BAD_CONTACT``; the
+    integrator then takes the next step itself."""
+    drive = model[1][5]
+    contacts, springs = model[5], model[4]
+    speed, in_contact, last_rate = dyn
+    nq, m, npair = q0.size, lam0.size, pen.size
+    q, v, vd, a, lam = q0.copy(), v0.copy(), vd0.copy(), a0.copy(), lam0.copy()
+    q1, v1, vd1, a1, lam1 = np.empty(nq), np.empty(nq), np.empty(nq), np.empty(nq), np.empty(m)
+    qp, vp = np.empty(nq), np.empty(nq)
+    d1, r1 = np.empty(npair), np.empty(npair)
+    st = np.zeros(3)
+    t = t0
+    h = h_state[0]
+    done_tol = 1e-12 * max(1.0, abs(t_end))
+    no_q_tol = np.empty(0)
+    for k in range(n_steps):
+        if t >= t_end - done_tol:
+            return k, CONVERGED
+        h_try = min(h, h_max, t_end - t)              # AlphaIntegrator._attempt
+        if use_h_contact:                              # AlphaIntegrator._contact_step
+            touching = False
+            for i in range(npair):
+                if pen[i] > -contact_tol:
+                    touching = True
+            if touching:
+                h_try = min(h_try, h_contact)
+        if h_try != h_b:
+            return k, STEP_CHANGE
+        if locate:                                     # the free-flight prediction of the step
+            for i in range(nq):
+                qp[i] = q[i] + h_try * v[i] + 0.5 * h_try * h_try * vd[i]
+                vp[i] = v[i] + h_try * vd[i]
+            if contact_penetrations(qp, vp, contacts, d1, r1) >= 0:
+                return k, BAD_CONTACT
+            if onset_fraction(pen, d1, contact_tol) < ONSET_FRACTION_MAX:
+                return k, ONSET
+        for c in range(driven.shape[1]):
+            drive[driven[0, c]] = drive_values[k, 0, c]
+            drive[driven[1, c]] = drive_values[k, 1, c]
+        if load_values.shape[1]:
+            model[6][4][:, :] = load_values[k]
+        code = alpha_step(q, v, vd, a, lam, h_try, am, af, beta, gamma, tol, no_q_tol, False, max_iter, act,
+                          model, dyn, cscale, q1, v1, vd1, a1, lam1, st)
+        if code != CONVERGED:
+            return k, code
+        if contact_penetrations(q1, v1, contacts, d1, r1) >= 0:
+            return k, BAD_CONTACT
+        if locate:                                     # the onset test of the Newton result
+            frac = onset_fraction(pen, d1, contact_tol)
+            if frac < ONSET_FRACTION_MAX and h_try * frac >= aim_min:
+                return k, ONSET
+        # counted for accepted steps only: the integrator takes a discarded attempt again, and counts it then
+        stats[0] += st[0]
+        stats[1] += st[1]
+        if h_try < h_nominal:                          # recover the requested step (fixed-step runs)
+            h = min(2.0 * h_try, h_nominal)
+            h_state[0] = h
+        t = t + h_try
+        q, q1 = q1, q
+        v, v1 = v1, v
+        vd, vd1 = vd1, vd
+        a, a1 = a1, a
+        lam, lam1 = lam1, lam
+        out_t[k] = t
+        out_q[k] = q
+        out_v[k] = v
+        out_vd[k] = vd
+        out_lam[k] = lam
+        # step end (Assembly.step_end): springs, then contacts (power under the step's history, then accept)
+        p_nc = accept_springs(q, v, springs)
+        if energy:
+            p_nc += friction_power(q, v, contacts, speed, in_contact, last_rate)
+        p_nc += accept_contacts(d1, r1, contacts, speed, in_contact, last_rate)
+        pen[:] = d1
+        if energy:
+            p_rest, out_pdrv[k] = powers(q, v, lam, act, model)
+            out_pnc[k] = p_nc + p_rest
+        else:
+            out_pnc[k], out_pdrv[k] = 0.0, 0.0
+        out_off[k] = switched_off_violation(q, off_rows, model[1], model[3]) if off_rows.size else 0.0
+        out_sref[k] = springs[8]
+        for i in range(npair):
+            out_dyn[k, 0, i] = speed[i]
+            out_dyn[k, 1, i] = 1.0 if in_contact[i] else 0.0
+            out_dyn[k, 2, i] = last_rate[i]
+        last_a[:] = a
+    return n_steps, CONVERGED
