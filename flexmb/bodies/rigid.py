@@ -173,12 +173,12 @@ class RigidBodyGroup:
 
     # -- energies ---------------------------------------------------------
     def kinetic_energy(self, q, v) -> float:
-        qb, vb = q[self.idx], v[self.idx]
-        w = 2.0 * np.einsum("nij,nj->ni", rot.G(qb[:, 3:]), vb[:, 3:])
-        return float(0.5 * np.sum(self.m * np.sum(vb[:, :3] ** 2, axis=1))
-                     + 0.5 * np.einsum("ni,nij,nj->", w, self.J, w))
+        """``sum m |r_d|^2 / 2 + w'^T J w' / 2`` (J), one compiled call (flexmb/compiled/rigid.py)."""
+        from ..compiled.rigid import rigid_energies
+        return float(rigid_energies(q, v, self.idx, self.m, self.J, self.gravity)[0])
 
     def potential_energy(self, q) -> float:
+        """Gravity ``-sum m g . r`` (J)."""
         return float(-np.sum(self.m * (q[self.idx[:, :3]] @ self.gravity)))
 
     def linear_momentum(self, v) -> np.ndarray:

@@ -123,3 +123,28 @@ def _add_T(blk, b, c, y):
     blk[b, 5, 6] += c * y[0]
     blk[b, 6, 4] += c * y[1]
     blk[b, 6, 5] -= c * y[0]
+
+
+@njit(cache=True)
+def rigid_energies(q, v, idx, mass, J, gravity):
+    """Kinetic energy ``sum m |r_d|^2 / 2 + w'^T J w' / 2`` (``w' = 2 G(p) p_d``, body-fixed) and potential
+    ``-sum m g . r`` of every body (J), as ``RigidBodyGroup.kinetic_energy`` / ``potential_energy``."""
+    G = np.empty((3, 4))
+    w = np.empty(3)
+    T = 0.0
+    V = 0.0
+    for b in range(idx.shape[0]):
+        i = idx[b]
+        for a in range(3):
+            T += 0.5 * mass[b] * v[i[a]] * v[i[a]]
+            V -= mass[b] * gravity[a] * q[i[a]]
+        matrix_G(q[i[3:7]], G)
+        for a in range(3):
+            s = 0.0
+            for c in range(4):
+                s += G[a, c] * v[i[3 + c]]
+            w[a] = 2.0 * s
+        for a in range(3):
+            for c in range(3):
+                T += 0.5 * w[a] * J[b, a, c] * w[c]
+    return T, V
