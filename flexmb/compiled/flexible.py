@@ -38,6 +38,7 @@ from numba import njit
 
 from .beam import MAX_POINTS, energy as beam_energy, forces_dense
 from .rotations import jacobian_B, matrix_G, rotation_matrix
+from .views import view
 
 # omega products of the load cases wxwx, wywy, wzwz, wxwy, wywz, wxwz (theory-stiffening.md §1.1)
 _PI = (0, 1, 2, 0, 1, 0)
@@ -94,26 +95,22 @@ def pack(shapes: dict, dtype, values: dict | None = None) -> tuple[np.ndarray, n
 
 @njit(cache=True)
 def _v1(buf, tab, k):
-    o = tab[k, 0]
-    return buf[o:o + tab[k, 1]]
+    return view(buf, tab[k, 0], (tab[k, 1],))
 
 
 @njit(cache=True)
 def _v2(buf, tab, k):
-    o, d0, d1 = tab[k, 0], tab[k, 1], tab[k, 2]
-    return buf[o:o + d0 * d1].reshape((d0, d1))
+    return view(buf, tab[k, 0], (tab[k, 1], tab[k, 2]))
 
 
 @njit(cache=True)
 def _v3(buf, tab, k):
-    o, d0, d1, d2 = tab[k, 0], tab[k, 1], tab[k, 2], tab[k, 3]
-    return buf[o:o + d0 * d1 * d2].reshape((d0, d1, d2))
+    return view(buf, tab[k, 0], (tab[k, 1], tab[k, 2], tab[k, 3]))
 
 
 @njit(cache=True)
 def _v4(buf, tab, k):
-    o, d0, d1, d2, d3 = tab[k, 0], tab[k, 1], tab[k, 2], tab[k, 3], tab[k, 4]
-    return buf[o:o + d0 * d1 * d2 * d3].reshape((d0, d1, d2, d3))
+    return view(buf, tab[k, 0], (tab[k, 1], tab[k, 2], tab[k, 3], tab[k, 4]))
 
 
 @njit(cache=True)

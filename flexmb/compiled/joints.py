@@ -20,13 +20,15 @@ from .pairs import (angle, angle_hess, angle_quad, attached, attached_hess, atta
 # pair columns of each instance; u0 (n, slots, 3) the body-fixed vectors at zero deformation and
 # S (n, slots, 3, max(m_i, m_j)) their attachment shapes (SLOTS); m_i the modal count of body i;
 # drive (3, n): f(t), f''(t) and the constant (distance L or coordinate index) of each instance.
-# Evaluation kernels write phi (n r,), jac (n r, nx), gamma (n r,); Hessian kernels H (n, nx, nx).
+# Evaluation kernels write phi (n r,), jac (n r, nx), gamma (n r,) -- gamma of size 0 skips the acceleration
+# terms (the compiled step needs Phi and its Jacobian only); Hessian kernels H (n, nx, nx).
 
 @njit(cache=True)
 def _point_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
     """``d = r_j + A_j u_j - r_i - A_i u_i`` (m, 3 rows), ``gamma = -d_quad`` (Haug 1989, §9.2)."""
     n, nx = gather.shape
     m_j = nx - 14 - m_i
+    with_gamma = gamma.size > 0
     x, xd = np.empty(nx), np.empty(nx)
     ui, uj, d, q = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     for k in range(n):
@@ -36,10 +38,12 @@ def _point_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
         d.fill(0.0)
         q.fill(0.0)
         separation(x, u0[k, 0], S[k, 0], 14, m_i, u0[k, 1], S[k, 1], 14 + m_i, m_j, ui, uj, d, J)
-        separation_quad(x, xd, ui, S[k, 0], 14, m_i, uj, S[k, 1], 14 + m_i, m_j, q)
         for a in range(3):
             phi[3 * k + a] = d[a]
-            gamma[3 * k + a] = -q[a]
+        if with_gamma:
+            separation_quad(x, xd, ui, S[k, 0], 14, m_i, uj, S[k, 1], 14 + m_i, m_j, q)
+            for a in range(3):
+                gamma[3 * k + a] = -q[a]
 
 
 @njit(cache=True)
@@ -62,6 +66,7 @@ def _dot1_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
     """``(A_i a_i) . (A_j a_j) - f(t)`` (Haug 1989, §9.2, dot-1)."""
     n, nx = gather.shape
     m_j = nx - 14 - m_i
+    with_gamma = gamma.size > 0
     x, xd = np.empty(nx), np.empty(nx)
     ua, ub, va, vb, qa, qb = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     Ja, Jb = np.empty((3, nx)), np.empty((3, nx))
@@ -76,10 +81,11 @@ def _dot1_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
         jac[k].fill(0.0)
         attached(x, 0, u0[k, 0], S[k, 0], 14, m_i, 1.0, ua, va, Ja)
         attached(x, 1, u0[k, 1], S[k, 1], 14 + m_i, m_j, 1.0, ub, vb, Jb)
-        attached_quad(x, xd, 0, ua, S[k, 0], 14, m_i, 1.0, qa)
-        attached_quad(x, xd, 1, ub, S[k, 1], 14 + m_i, m_j, 1.0, qb)
         phi[k] = dot(va, Ja, vb, Jb, jac[k]) - drive[0, k]
-        gamma[k] = drive[1, k] - dot_quad(va, Ja, qa, vb, Jb, qb, xd)
+        if with_gamma:
+            attached_quad(x, xd, 0, ua, S[k, 0], 14, m_i, 1.0, qa)
+            attached_quad(x, xd, 1, ub, S[k, 1], 14 + m_i, m_j, 1.0, qb)
+            gamma[k] = drive[1, k] - dot_quad(va, Ja, qa, vb, Jb, qb, xd)
 
 
 @njit(cache=True)
@@ -113,6 +119,7 @@ def _dot2_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
     """``(A_i a_i) . d - f(t)`` (m; Haug 1989, §9.2, dot-2)."""
     n, nx = gather.shape
     m_j = nx - 14 - m_i
+    with_gamma = gamma.size > 0
     x, xd = np.empty(nx), np.empty(nx)
     ua, ui, uj, va = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     d, qa, qd = np.empty(3), np.empty(3), np.empty(3)
@@ -128,10 +135,11 @@ def _dot2_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
         jac[k].fill(0.0)
         attached(x, 0, u0[k, 0], S[k, 0], 14, m_i, 1.0, ua, va, Ja)
         separation(x, u0[k, 1], S[k, 1], 14, m_i, u0[k, 2], S[k, 2], 14 + m_i, m_j, ui, uj, d, Jd)
-        attached_quad(x, xd, 0, ua, S[k, 0], 14, m_i, 1.0, qa)
-        separation_quad(x, xd, ui, S[k, 1], 14, m_i, uj, S[k, 2], 14 + m_i, m_j, qd)
         phi[k] = dot(va, Ja, d, Jd, jac[k]) - drive[0, k]
-        gamma[k] = drive[1, k] - dot_quad(va, Ja, qa, d, Jd, qd, xd)
+        if with_gamma:
+            attached_quad(x, xd, 0, ua, S[k, 0], 14, m_i, 1.0, qa)
+            separation_quad(x, xd, ui, S[k, 1], 14, m_i, uj, S[k, 2], 14 + m_i, m_j, qd)
+            gamma[k] = drive[1, k] - dot_quad(va, Ja, qa, d, Jd, qd, xd)
 
 
 @njit(cache=True)
@@ -165,6 +173,7 @@ def _distance_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
     """``(d . d - L^2) / 2 - f(t)`` (m^2; Haug 1989, §9.2)."""
     n, nx = gather.shape
     m_j = nx - 14 - m_i
+    with_gamma = gamma.size > 0
     x, xd = np.empty(nx), np.empty(nx)
     ui, uj, d, qd = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     Jd, g = np.empty((3, nx)), np.empty(nx)
@@ -175,13 +184,14 @@ def _distance_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
         Jd.fill(0.0)
         g.fill(0.0)
         separation(x, u0[k, 0], S[k, 0], 14, m_i, u0[k, 1], S[k, 1], 14 + m_i, m_j, ui, uj, d, Jd)
-        separation_quad(x, xd, ui, S[k, 0], 14, m_i, uj, S[k, 1], 14 + m_i, m_j, qd)
         dd = dot(d, Jd, d, Jd, g)
         for c in range(nx):
             jac[k, c] = 0.5 * g[c]
         L = drive[2, k]
         phi[k] = 0.5 * (dd - L * L) - drive[0, k]
-        gamma[k] = drive[1, k] - 0.5 * dot_quad(d, Jd, qd, d, Jd, qd, xd)
+        if with_gamma:
+            separation_quad(x, xd, ui, S[k, 0], 14, m_i, uj, S[k, 1], 14 + m_i, m_j, qd)
+            gamma[k] = drive[1, k] - 0.5 * dot_quad(d, Jd, qd, d, Jd, qd, xd)
 
 
 @njit(cache=True)
@@ -210,6 +220,7 @@ def _angle_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
     (docs/theory.md §2)."""
     n, nx = gather.shape
     m_j = nx - 14 - m_i
+    with_gamma = gamma.size > 0
     x, xd = np.empty(nx), np.empty(nx)
     uf, ug, uh, vf, vg, vh = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     qf, qg, qh = np.empty(3), np.empty(3), np.empty(3)
@@ -232,16 +243,17 @@ def _angle_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
         attached(x, 0, u0[k, 0], S[k, 0], 14, m_i, 1.0, uf, vf, Jf)          # f_i
         attached(x, 0, u0[k, 1], S[k, 1], 14, m_i, 1.0, ug, vg, Jg)          # g_i
         attached(x, 1, u0[k, 2], S[k, 2], 14 + m_i, m_j, 1.0, uh, vh, Jh)    # f_j
-        attached_quad(x, xd, 0, uf, S[k, 0], 14, m_i, 1.0, qf)
-        attached_quad(x, xd, 0, ug, S[k, 1], 14, m_i, 1.0, qg)
-        attached_quad(x, xd, 1, uh, S[k, 2], 14 + m_i, m_j, 1.0, qh)
         s = dot(vg, Jg, vh, Jh, js)
         c = dot(vf, Jf, vh, Jh, jc)
-        qs = dot_quad(vg, Jg, qg, vh, Jh, qh, xd)
-        qc = dot_quad(vf, Jf, qf, vh, Jh, qh, xd)
         f = drive[0, k]
         phi[k] = angle(s, js, c, jc, f, jac[k]) - f
-        gamma[k] = drive[1, k] - angle_quad(s, js, qs, c, jc, qc, xd)
+        if with_gamma:
+            attached_quad(x, xd, 0, uf, S[k, 0], 14, m_i, 1.0, qf)
+            attached_quad(x, xd, 0, ug, S[k, 1], 14, m_i, 1.0, qg)
+            attached_quad(x, xd, 1, uh, S[k, 2], 14 + m_i, m_j, 1.0, qh)
+            qs = dot_quad(vg, Jg, qg, vh, Jh, qh, xd)
+            qc = dot_quad(vf, Jf, qf, vh, Jh, qh, xd)
+            gamma[k] = drive[1, k] - angle_quad(s, js, qs, c, jc, qc, xd)
 
 
 @njit(cache=True)
@@ -293,7 +305,8 @@ def _coordinate_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
         jac[k].fill(0.0)
         jac[k, c] = 1.0
         phi[k] = qe[gather[k, c]] - drive[0, k]
-        gamma[k] = drive[1, k]
+        if gamma.size:
+            gamma[k] = drive[1, k]
 
 
 @njit(cache=True)
