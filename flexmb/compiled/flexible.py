@@ -179,12 +179,14 @@ def _contract(i, s0, J0, St, Sr, Jk, Jkl, Skl, pk, pl, eta, etad, S, vSt, J, L, 
 
 
 @njit(cache=True)
-def _bodies(q, v, a, fl, it, wk, linear, jac, cM, cC, cK, res, blk, Fo, Pa0o, Palo, Pomo, Petao, Petado, Petaddo, Ao,
-            Gpo):
+def _bodies(q, v, a, fd, idata, wd, tab, linear, jac, cM, cC, cK, res, blk, Fo, Pa0o, Palo, Pomo, Petao, Petado,
+            Petaddo, Ao, Gpo):
     """Forces ``F`` (6 + m,) of every body and, with ``jac``, their partials (6 + m, 3 or m), with A(p), G(p).
     Residual mode (``res`` non-empty): each body's into the work arrays, then its residual row and Newton
     block (:func:`_residual`); terms mode: into ``Fo[i]``, ``P*o[i]``, ``Ao[i]``, ``Gpo[i]``. Units: N, N m,
-    N (modal, per unit eta)."""
+    N (modal, per unit eta). The views of the group's buffers are taken here, not passed in (a call with
+    ~60 arrays in its arguments costs about a microsecond)."""
+    fl, it, wk = _floats(fd, tab), _ints(idata, tab), _work(wd, tab)
     gravity, mass, s0, J0, St, Sr, Mee, xp, Jk, pp, Jkl, Skl, K, D, G, Kextra, bD, bw, bKb, bH, bEAL = fl
     idx, pk, pl, loc, owner, nq, avg = it
     (fel, Kel, p, pd, pdd, eta, etad, etadd, wacc, a0, al, om, S, J, L, Sw, Z, W, vSt, Jw, coef, dcp, Geta, dJ, dW,
@@ -418,9 +420,12 @@ def _bodies(q, v, a, fl, it, wk, linear, jac, cM, cC, cK, res, blk, Fo, Pa0o, Pa
 
 
 @njit(cache=True)
-def _elastic(q, fl, it, wk, linear):
+def _elastic(q, fd, idata, wd, tab, linear):
     """Structure forces and dense tangents of all bodies from the compiled beam loop (when the group
     has beam elements), plus the constant node-spring stiffness ``Kextra``."""
+    if linear:
+        return
+    fl, it, wk = _floats(fd, tab), _ints(idata, tab), _work(wd, tab)
     gravity, mass, s0, J0, St, Sr, Mee, xp, Jk, pp, Jkl, Skl, K, D, G, Kextra, bD, bw, bKb, bH, bEAL = fl
     idx, pk, pl, loc, owner, nq, avg = it
     fel, Kel = wk[0], wk[1]
@@ -448,13 +453,12 @@ def evaluate(q, v, a, fd, idata, wd, tab, cM, cC, cK, jac, r, blk, F, Pa0, Pal, 
     into ``r`` and, with ``jac``, the blocks ``cM M + cC C + cK K`` into ``blk`` (n, 7 + m, 7 + m).
     Terms mode (``r`` of size 0): the body-frame forces into ``F`` (n, 6 + m), with ``jac`` their partials
     into ``P*`` (n, 6 + m, 3 or m), and ``A`` (n, 3, 3), ``Gp`` (n, 3, 4)."""
-    fl, it, wk = _floats(fd, tab), _ints(idata, tab), _work(wd, tab)
     linear = tab[0, 2] == 1
-    _elastic(q, fl, it, wk, linear)
-    _bodies(q, v, a, fl, it, wk, linear, jac, cM, cC, cK, r, blk, F, Pa0, Pal, Pom, Peta, Petad, Petadd, A, Gp)
+    _elastic(q, fd, idata, wd, tab, linear)
+    _bodies(q, v, a, fd, idata, wd, tab, linear, jac, cM, cC, cK, r, blk, F, Pa0, Pal, Pom, Peta, Petad, Petadd, A, Gp)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _residual(i, F, Pa0, Pal, Pom, Peta, Petad, Petadd, A, Gp, p, pd, pdd, wacc, m, nc, cM, cC, cK, jac, r, blk, inner,
               pc, Da, G2d, G2dd, BF):
     """Residual row ``i`` and, with ``jac``, Newton block ``i`` from body ``i``'s forces and partials."""
