@@ -50,19 +50,28 @@ class CompiledStep:
         kinds = list(ROWS)
         empty_i, empty_f = np.zeros(0, dtype=np.int64), np.zeros(0)
         # joint primitive groups, flat and concatenated (compiled/step.py: gtab)
-        gtab, gather, scatter, u0, S, drive = [], [], [], [], [], []
+        gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess = [], [], [], [], [], [], [], [], []
         self._drivers = []          # (group, positions of f and f'' in drive) of groups with driven instances
         og = ou = os_ = dc = oj = oh = 0
-        for g in asm.groups:
-            n, nx, sm = g.n, g.nx, g.S.shape[3]
-            gtab.append((kinds.index(g.kind), n, g.r, nx, g.n_modes[0], sm, og, ou, os_, dc, int(g.rows[0]), oj, oh))
-            gather.append(g.gather.reshape(-1))
-            scatter.append(g.scatter.reshape(-1))
+        for g, hj, hjT, hh in zip(asm.groups, h["jac"], h["jacT"], h["hess"]):
+            n, nx, sm, mi = g.n, g.nx, g.S.shape[3], g.n_modes[0]
+            keep = np.arange(nx)
+            if g.kind != "coordinate" and sm and not g.S.any():
+                # no attachment shape of the group moves with the modes (e.g. a joint at a beam's held root): its
+                # rows have zero modal columns, so the group runs on the 14 frame columns (a 62-column Hessian
+                # per instance of a 16-element beam's hub otherwise; the same arithmetic, zeros left out)
+                keep, nx, sm, mi = keep[:14], 14, 0, 0
+            pos_jac.append(dense[hj].reshape(n * g.r, -1)[:, keep].reshape(-1))
+            pos_jacT.append(dense[hjT].reshape(n * g.r, -1)[:, keep].reshape(-1))
+            pos_hess.append(dense[hh].reshape(n, g.nx, g.nx)[:, keep][:, :, keep].reshape(-1))
+            gtab.append((kinds.index(g.kind), n, g.r, nx, mi, sm, og, ou, os_, dc, int(g.rows[0]), oj, oh))
+            gather.append(g.gather[:, keep].reshape(-1))
+            scatter.append(g.scatter[:, keep].reshape(-1))
             slots = len(SLOTS[g.kind])
             u = np.zeros((n, 3, 3))
             u[:, :slots] = g.u0
             s = np.zeros((n, 3, 3, sm))
-            s[:, :slots] = g.S
+            s[:, :slots] = g.S[..., :sm]
             u0.append(u.reshape(-1))
             S.append(s.reshape(-1))
             drive.append(g.drive.reshape(-1))      # f, f'', constant: each (n,)
@@ -89,8 +98,7 @@ class CompiledStep:
         bodies = (rigid.idx, rigid.m, rigid.J, rigid.gravity, dense[h["body"]])
         joints = (np.array(gtab, dtype=np.int64).reshape(-1, 13), cat(gather or [empty_i]),
                   cat(scatter or [empty_i]), cat(u0 or [empty_f]), cat(S or [empty_f]), self.drive,
-                  cat([dense[x] for x in h["jac"]] or [empty_i]), cat([dense[x] for x in h["jacT"]] or [empty_i]),
-                  cat([dense[x] for x in h["hess"]] or [empty_i]))
+                  cat(pos_jac or [empty_i]), cat(pos_jacT or [empty_i]), cat(pos_hess or [empty_i]))
         flex = (np.array(ftab, dtype=np.int64).reshape(-1, 12), cat(fdata or [empty_f]), cat(idata or [empty_i]),
                 cat(wdata or [empty_f]), cat(ftabs) if ftabs else np.zeros((0, 6), dtype=np.int64),
                 cat(fidx or [empty_i]), cat(pos_flex or [empty_i]))

@@ -103,8 +103,9 @@ class _History:
 
     def result(self, system, stats, message, redundant, prefix=None) -> Result:
         n = min(map(len, self.rows.values()))     # a Ctrl-C inside add() leaves a row half appended
-        arrays = {k: (stack_rows(v[:n], self.asm.history().size) if k == "history" else np.array(v[:n]))
-                  for k, v in self.rows.items()}
+        width = self.asm.history().size
+        arrays = {k: ((np.zeros((n, width)) if self._stateless else stack_rows(v[:n], width)) if k == "history"
+                      else np.array(v[:n])) for k, v in self.rows.items()}
         if prefix is not None:
             arrays = {k: stack_rows([*prefix[k], *arrays[k]]) if k == "history" else
                       np.concatenate([prefix[k], arrays[k]]) if arrays[k].size else prefix[k] for k in arrays}
