@@ -33,6 +33,7 @@ _LAZY = {
     "craig_bampton": "flexmb.reduction.craig_bampton", "free_free_modes": "flexmb.reduction.freefree",
     "ModeSet": "flexmb.reduction.modeset",
     "SprocketContact": "flexmb.contact.sprocket",
+    "Sheave": "flexmb.contact.sheave_rope", "SheaveRope": "flexmb.contact.sheave_rope",
 }
 _LAZY_MODULES = ("fem", "reduction", "contact")
 
@@ -71,7 +72,7 @@ __all__ = [
     "__version__", "errors", "System", "Body", "Ground", "RigidBody", "FlexibleBody", "NonlinearBeam",
     "Joint", "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar", "Distance",
     "Driver", "Winch", "payout_profile", "KnifeEdge", "RollingDisc", "VelocityConstraint", "linearize", "Force", "Torque", "NodalForce", "DCMotor", "PlasticHinge", "CrushElement", "triangular_pulse", "far_562_pulse", "SpherePlaneContact", "SphereSphereContact", "contact", "campbell", "CampbellDiagram", "SpringDamper", "RotationalSpringDamper", "Bushing", "UserForce",
-    "Particles", "ParticleLinks", "ParticleAnchors", "SprocketContact",
+    "Particles", "ParticleLinks", "ParticleAnchors", "SprocketContact", "Sheave", "SheaveRope",
     "wrench_to_generalized", "TimeFunction", "simulate", "static_equilibrium", "Result", "load_result",
     "Study", "Grid", "Samples", "StudyResult",
     "read_mesh", "FEMesh", "FEModel", "Material", "BeamSection", "craig_bampton", "free_free_modes", "ModeSet",

@@ -112,6 +112,7 @@ FAMILY_MODULES: list[str] = [
     "flexmb.forces.user",
     "flexmb.forces.particles",
     "flexmb.contact.sprocket",
+    "flexmb.contact.sheave_rope",
 ]
 """Modules whose ``build_groups(forces, nq, st)`` is a registered builder (imported when a model compiles).
 

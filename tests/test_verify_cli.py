@@ -45,3 +45,33 @@ def test_verify_unknown_suite_fails(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "flexmb.cli", "verify", "nonsense", "--out", str(tmp_path)],
                           capture_output=True, text=True)
     assert proc.returncode == 2 and "unknown suite" in proc.stderr
+
+
+def test_parallel_runs_hand_out_the_longest_cases_first(monkeypatch):
+    """A parallel run submits cases longest first by the recorded times (verification/costs.py), unknown ones at
+    the default cost, suite order among equals; every case of every importable suite exactly once."""
+    from verification import costs, framework
+
+    def case(name):
+        def f(quick):
+            return None
+        f.__name__ = name
+        return f
+
+    plan = [("a", [case("x"), case("y"), case("z")], ""), ("broken", [], "ImportError"), ("b", [case("w")], "")]
+    monkeypatch.setattr(costs, "load", lambda: {"a/y": 30.0, "b/w": 12.0, "a/z": 1.0})
+    assert framework._longest_first(plan) == [("a", 1), ("b", 0), ("a", 0), ("a", 2)]
+
+
+def test_recorded_case_times_name_existing_cases():
+    """Every entry of verification/case_costs.json names a case of a registered suite (a stale name would
+    silently lose its ordering hint), and case labels are unique within a suite."""
+    from verification import SUITES, costs
+    from verification.framework import case_label, suite_cases
+    labels = set()
+    for suite in SUITES:
+        names = [case_label(c) for c in suite_cases(suite, quick=False)]
+        assert len(names) == len(set(names)), suite
+        labels |= {f"{suite}/{n}" for n in names}
+    recorded = costs.load()
+    assert recorded and set(recorded) <= labels, sorted(set(recorded) - labels)

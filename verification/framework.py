@@ -219,12 +219,12 @@ def run_suites(names: list[str], quick: bool, progress: Callable[[str], None] = 
         progress(f"{total} cases of {len(names)} suite(s) on {jobs} worker processes{' (quick)' if quick else ''}")
         import os
         threads = max(1, (os.cpu_count() or 1) // jobs)     # BLAS threads per worker: no oversubscription
+        for name, cases, err in plan:
+            results[name] = results[name] or [None] * len(cases)
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
             futures = {}
-            for name, cases, err in plan:
-                results[name] = results[name] or [None] * len(cases)
-                for k in range(len(cases)):
-                    futures[pool.submit(_run_planned, name, k, quick, threads)] = (name, k)
+            for name, k in _longest_first(plan):
+                futures[pool.submit(_run_planned, name, k, quick, threads)] = (name, k)
             for fut in as_completed(futures):
                 name, k = futures[fut]
                 results[name][k] = fut.result()
@@ -242,6 +242,17 @@ def run_suites(names: list[str], quick: bool, progress: Callable[[str], None] = 
             results[name].append(res)
             finished(name, res)
     return results
+
+
+def _longest_first(plan: list[tuple[str, list, str]]) -> list[tuple[str, int]]:
+    """``(suite, case index)`` of every importable case, longest first by the recorded case times
+    (verification/costs.py), suite order among equals: the order a parallel run hands them out."""
+    from .costs import DEFAULT_COST, load
+    costs = load()
+    order = [(name, k, costs.get(f"{name}/{case_label(case)}", DEFAULT_COST))
+             for name, cases, err in plan if not err for k, case in enumerate(cases)]
+    order.sort(key=lambda item: -item[2])       # stable: suite order among equal times
+    return [(name, k) for name, k, _ in order]
 
 
 def _run_planned(name: str, k: int, quick: bool, threads: int) -> CaseResult:

@@ -73,6 +73,7 @@ def measure_one(code, xq, xv, vec, shp, sides, mi, mj, ref, want_hess, g, H, w):
     unwrapping reference of an ``ANGLE`` (rad). ``w`` is scratch from :func:`workspace`. A ``LENGTH`` below
     ``BAD_LENGTH`` returns ``x`` without derivatives (the caller reports it). The expressions are those of
     flexmb/compiled/pairs.py (value/gradient, weighted Hessian)."""
+    i0_, i14_, i1_ = np.int64(0), np.int64(14), np.int64(1)  # no literals (docs/architecture.md §2)
     u, val, jac, wv, dval, djac, g2, g3 = w
     nx = g.shape[0]
     nslot = 2 if code == LENGTH else (4 if code == TWIST else 3)
@@ -92,7 +93,7 @@ def measure_one(code, xq, xv, vec, shp, sides, mi, mj, ref, want_hess, g, H, w):
             dval[a] = 0.0
             for c in range(nx):
                 djac[a, c] = 0.0
-        kp.separation(xq, vec[ki], shp[ki], 14, mi, vec[ki + 1], shp[ki + 1], 14 + mi, mj, u[ki], u[ki + 1],
+        kp.separation(xq, vec[ki], shp[ki], i14_, mi, vec[ki + 1], shp[ki + 1], 14 + mi, mj, u[ki], u[ki + 1],
                       dval, djac)
         first = ki
     else:
@@ -113,13 +114,13 @@ def measure_one(code, xq, xv, vec, shp, sides, mi, mj, ref, want_hess, g, H, w):
             kp.norm_hess(djac, g, l, 1.0, H)
             for a in range(3):
                 wv[a] = dval[a] / l
-            kp.separation_hess(xq, u[0], shp[0], 14, mi, u[1], shp[1], 14 + mi, mj, wv, H)
+            kp.separation_hess(xq, u[0], shp[0], i14_, mi, u[1], shp[1], 14 + mi, mj, wv, H)
     elif code == AXIAL:
         value = kp.dot(val[0], jac[0], dval, djac, g)
         if want_hess:
             kp.dot_hess(jac[0], djac, 1.0, H)
-            kp.attached_hess(xq, 0, u[0], shp[0], 14, mi, dval, 1.0, H)
-            kp.separation_hess(xq, u[1], shp[1], 14, mi, u[2], shp[2], 14 + mi, mj, val[0], H)
+            kp.attached_hess(xq, i0_, u[0], shp[0], i14_, mi, dval, 1.0, H)
+            kp.separation_hess(xq, u[1], shp[1], i14_, mi, u[2], shp[2], 14 + mi, mj, val[0], H)
     elif code == TWIST:            # (g_i . f_j - f_i . g_j) / 2, slots f_i, g_i, f_j, g_j
         s1 = kp.dot(val[1], jac[1], val[2], jac[2], g2)
         s2 = kp.dot(val[0], jac[0], val[3], jac[3], g3)
@@ -128,11 +129,11 @@ def measure_one(code, xq, xv, vec, shp, sides, mi, mj, ref, want_hess, g, H, w):
             g[c] = 0.5 * g2[c] - 0.5 * g3[c]
         if want_hess:
             kp.dot_hess(jac[1], jac[2], 0.5, H)
-            kp.attached_hess(xq, 0, u[1], shp[1], 14, mi, val[2], 0.5, H)
-            kp.attached_hess(xq, 1, u[2], shp[2], 14 + mi, mj, val[1], 0.5, H)
+            kp.attached_hess(xq, i0_, u[1], shp[1], i14_, mi, val[2], 0.5, H)
+            kp.attached_hess(xq, i1_, u[2], shp[2], 14 + mi, mj, val[1], 0.5, H)
             kp.dot_hess(jac[0], jac[3], -0.5, H)
-            kp.attached_hess(xq, 0, u[0], shp[0], 14, mi, val[3], -0.5, H)
-            kp.attached_hess(xq, 1, u[3], shp[3], 14 + mi, mj, val[0], -0.5, H)
+            kp.attached_hess(xq, i0_, u[0], shp[0], i14_, mi, val[3], -0.5, H)
+            kp.attached_hess(xq, i1_, u[3], shp[3], 14 + mi, mj, val[0], -0.5, H)
     elif code == ANGLE:            # atan2(g_i . f_j, f_i . f_j), slots f_i, g_i, f_j
         s = kp.dot(val[1], jac[1], val[2], jac[2], g2)
         cs = kp.dot(val[0], jac[0], val[2], jac[2], g3)
@@ -140,11 +141,11 @@ def measure_one(code, xq, xv, vec, shp, sides, mi, mj, ref, want_hess, g, H, w):
         if want_hess:
             ws, wc = kp.angle_hess(s, g2, cs, g3, 1.0, H)
             kp.dot_hess(jac[1], jac[2], ws, H)
-            kp.attached_hess(xq, 0, u[1], shp[1], 14, mi, val[2], ws, H)
-            kp.attached_hess(xq, 1, u[2], shp[2], 14 + mi, mj, val[1], ws, H)
+            kp.attached_hess(xq, i0_, u[1], shp[1], i14_, mi, val[2], ws, H)
+            kp.attached_hess(xq, i1_, u[2], shp[2], 14 + mi, mj, val[1], ws, H)
             kp.dot_hess(jac[0], jac[2], wc, H)
-            kp.attached_hess(xq, 0, u[0], shp[0], 14, mi, val[2], wc, H)
-            kp.attached_hess(xq, 1, u[2], shp[2], 14 + mi, mj, val[0], wc, H)
+            kp.attached_hess(xq, i0_, u[0], shp[0], i14_, mi, val[2], wc, H)
+            kp.attached_hess(xq, i1_, u[2], shp[2], 14 + mi, mj, val[0], wc, H)
     else:                          # CLEARANCE: |e|^2 = d.d - 2 b^2 + b^2 (n.n), b = n.d, slots a_i, u_i, u_j
         n, Nj = val[0], jac[0]
         b = kp.dot(n, Nj, dval, djac, g2)          # g2 = grad b
@@ -164,18 +165,18 @@ def measure_one(code, xq, xv, vec, shp, sides, mi, mj, ref, want_hess, g, H, w):
             kp.dot_hess(djac, djac, f1, H)
             for a in range(3):
                 wv[a] = 2.0 * f1 * dval[a]
-            kp.separation_hess(xq, u[1], shp[1], 14, mi, u[2], shp[2], 14 + mi, mj, wv, H)
+            kp.separation_hess(xq, u[1], shp[1], i14_, mi, u[2], shp[2], 14 + mi, mj, wv, H)
             wb = f1 * (nn - 2.0) * 2.0 * b
             kp.dot_hess(Nj, djac, wb, H)
-            kp.attached_hess(xq, 0, u[0], shp[0], 14, mi, dval, wb, H)
+            kp.attached_hess(xq, i0_, u[0], shp[0], i14_, mi, dval, wb, H)
             for a in range(3):
                 wv[a] = wb * n[a]
-            kp.separation_hess(xq, u[1], shp[1], 14, mi, u[2], shp[2], 14 + mi, mj, wv, H)
+            kp.separation_hess(xq, u[1], shp[1], i14_, mi, u[2], shp[2], 14 + mi, mj, wv, H)
             _outer(H, f1 * (nn - 2.0) * 2.0, g2, g2)
             kp.dot_hess(Nj, Nj, f1 * P, H)
             for a in range(3):
                 wv[a] = 2.0 * n[a]
-            kp.attached_hess(xq, 0, u[0], shp[0], 14, mi, wv, f1 * P, H)
+            kp.attached_hess(xq, i0_, u[0], shp[0], i14_, mi, wv, f1 * P, H)
             _outer(H, f1 * 2.0 * b, g2, g3)
             _outer(H, f1 * 2.0 * b, g3, g2)
             _outer(H, f2, g, g)
@@ -735,6 +736,7 @@ def friction_kernel(full, geo, sign, qe, ve, gather, idx, vec, shp, mi, mj, rad,
     when ``want_blocks``, ``cK dQ/dq + cC dQ/dq_dot`` from ``blk`` (rows = pair index); returns the
     friction power ``sum f . v`` (W). Normal force ``F_n = F`` with gradients ``-sign (dF J + dFd H v)`` and
     ``-sign dFd J`` (``contact_kernel`` outputs)."""
+    i0_, i14_, i1_ = np.int64(0), np.int64(14), np.int64(1)  # no literals (docs/architecture.md §2)
     nx = gather.shape[1]
     ki = 0 if geo == SPHERE_SPHERE else 1               # slots of the separation (u_i, u_j)
     xq = np.empty(nx)
@@ -799,10 +801,10 @@ def friction_kernel(full, geo, sign, qe, ve, gather, idx, vec, shp, mi, mj, rad,
                 jac[2, a, c] = 0.0
             val[0, a] = 0.0
             val[2, a] = 0.0
-        kp.separation(xq, vec[i, ki], Sa, 14, mi, vec[i, ki + 1], Sb, 14 + mi, mj, bp[ki], bp[ki + 1], dval, djac)
-        kp.attached(xq, 0, vec[i, 0], shp[i, 0], 14, mi, 1.0, bp[0], val[0], jac[0])
+        kp.separation(xq, vec[i, ki], Sa, i14_, mi, vec[i, ki + 1], Sb, 14 + mi, mj, bp[ki], bp[ki + 1], dval, djac)
+        kp.attached(xq, i0_, vec[i, 0], shp[i, 0], i14_, mi, 1.0, bp[0], val[0], jac[0])
         if geo == SPHERE_PLANE:                          # X = c - R n on the sphere
-            kp.attached(xq, 1, vec[i, 2], shp[i, 2], 14 + mi, mj, 1.0, bp[2], val[2], jac[2])
+            kp.attached(xq, i1_, vec[i, 2], shp[i, 2], 14 + mi, mj, 1.0, bp[2], val[2], jac[2])
             R = rad[i, 0]
             for a in range(3):
                 u[a] = val[0, a]
@@ -821,7 +823,7 @@ def friction_kernel(full, geo, sign, qe, ve, gather, idx, vec, shp, mi, mj, rad,
             for a in range(3):
                 ya[a] = val[0, a] + w * u[a]
         else:                                            # pin point along the eccentricity e = d - (n.d) n
-            kp.attached(xq, 1, vec[i, 2], shp[i, 2], 14 + mi, mj, 1.0, bp[2], val[2], jac[2])
+            kp.attached(xq, i1_, vec[i, 2], shp[i, 2], 14 + mi, mj, 1.0, bp[2], val[2], jac[2])
             b = val[0, 0] * dval[0] + val[0, 1] * dval[1] + val[0, 2] * dval[2]
             for a in range(3):
                 e[a] = dval[a] - b * val[0, a]

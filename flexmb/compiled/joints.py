@@ -26,6 +26,7 @@ from .pairs import (angle, angle_hess, angle_quad, attached, attached_hess, atta
 @njit(cache=True)
 def _point_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
     """``d = r_j + A_j u_j - r_i - A_i u_i`` (m, 3 rows), ``gamma = -d_quad`` (Haug 1989, §9.2)."""
+    i14_ = np.int64(14)  # no literal (docs/architecture.md §2)
     n, nx = gather.shape
     m_j = nx - 14 - m_i
     with_gamma = gamma.size > 0
@@ -37,11 +38,11 @@ def _point_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
         J.fill(0.0)
         d.fill(0.0)
         q.fill(0.0)
-        separation(x, u0[k, 0], S[k, 0], 14, m_i, u0[k, 1], S[k, 1], 14 + m_i, m_j, ui, uj, d, J)
+        separation(x, u0[k, 0], S[k, 0], i14_, m_i, u0[k, 1], S[k, 1], 14 + m_i, m_j, ui, uj, d, J)
         for a in range(3):
             phi[3 * k + a] = d[a]
         if with_gamma:
-            separation_quad(x, xd, ui, S[k, 0], 14, m_i, uj, S[k, 1], 14 + m_i, m_j, q)
+            separation_quad(x, xd, ui, S[k, 0], i14_, m_i, uj, S[k, 1], 14 + m_i, m_j, q)
             for a in range(3):
                 gamma[3 * k + a] = -q[a]
 
@@ -49,6 +50,7 @@ def _point_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
 @njit(cache=True)
 def _point_hess(qe, gather, u0, S, m_i, lam, H):
     """``sum_a lam_a d2 d_a/dx2``: ``-2 Q(lam, u_i)``, ``+2 Q(lam, u_j)`` and their modal blocks."""
+    i14_ = np.int64(14)  # no literal (docs/architecture.md §2)
     n, nx = gather.shape
     m_j = nx - 14 - m_i
     x = np.empty(nx)
@@ -56,14 +58,15 @@ def _point_hess(qe, gather, u0, S, m_i, lam, H):
     for k in range(n):
         pair_state(qe, qe, gather[k], x, x)
         H[k].fill(0.0)
-        body_point(x, u0[k, 0], S[k, 0], 14, m_i, ui)
+        body_point(x, u0[k, 0], S[k, 0], i14_, m_i, ui)
         body_point(x, u0[k, 1], S[k, 1], 14 + m_i, m_j, uj)
-        separation_hess(x, ui, S[k, 0], 14, m_i, uj, S[k, 1], 14 + m_i, m_j, lam[3 * k:3 * k + 3], H[k])
+        separation_hess(x, ui, S[k, 0], i14_, m_i, uj, S[k, 1], 14 + m_i, m_j, lam[3 * k:3 * k + 3], H[k])
 
 
 @njit(cache=True)
 def _dot1_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
     """``(A_i a_i) . (A_j a_j) - f(t)`` (Haug 1989, §9.2, dot-1)."""
+    i0_, i14_, i1_ = np.int64(0), np.int64(14), np.int64(1)  # no literals (docs/architecture.md §2)
     n, nx = gather.shape
     m_j = nx - 14 - m_i
     with_gamma = gamma.size > 0
@@ -79,18 +82,19 @@ def _dot1_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
         Ja.fill(0.0)
         Jb.fill(0.0)
         jac[k].fill(0.0)
-        attached(x, 0, u0[k, 0], S[k, 0], 14, m_i, 1.0, ua, va, Ja)
-        attached(x, 1, u0[k, 1], S[k, 1], 14 + m_i, m_j, 1.0, ub, vb, Jb)
+        attached(x, i0_, u0[k, 0], S[k, 0], i14_, m_i, 1.0, ua, va, Ja)
+        attached(x, i1_, u0[k, 1], S[k, 1], 14 + m_i, m_j, 1.0, ub, vb, Jb)
         phi[k] = dot(va, Ja, vb, Jb, jac[k]) - drive[0, k]
         if with_gamma:
-            attached_quad(x, xd, 0, ua, S[k, 0], 14, m_i, 1.0, qa)
-            attached_quad(x, xd, 1, ub, S[k, 1], 14 + m_i, m_j, 1.0, qb)
+            attached_quad(x, xd, i0_, ua, S[k, 0], i14_, m_i, 1.0, qa)
+            attached_quad(x, xd, i1_, ub, S[k, 1], 14 + m_i, m_j, 1.0, qb)
             gamma[k] = drive[1, k] - dot_quad(va, Ja, qa, vb, Jb, qb, xd)
 
 
 @njit(cache=True)
 def _dot1_hess(qe, gather, u0, S, m_i, lam, H):
     """``lam (Ja^T Jb + Jb^T Ja) + H_a(lam b) + H_b(lam a)`` per instance."""
+    i0_, i14_, i1_ = np.int64(0), np.int64(14), np.int64(1)  # no literals (docs/architecture.md §2)
     n, nx = gather.shape
     m_j = nx - 14 - m_i
     x = np.empty(nx)
@@ -103,20 +107,21 @@ def _dot1_hess(qe, gather, u0, S, m_i, lam, H):
         Ja.fill(0.0)
         Jb.fill(0.0)
         H[k].fill(0.0)
-        attached(x, 0, u0[k, 0], S[k, 0], 14, m_i, 1.0, ua, va, Ja)
-        attached(x, 1, u0[k, 1], S[k, 1], 14 + m_i, m_j, 1.0, ub, vb, Jb)
+        attached(x, i0_, u0[k, 0], S[k, 0], i14_, m_i, 1.0, ua, va, Ja)
+        attached(x, i1_, u0[k, 1], S[k, 1], 14 + m_i, m_j, 1.0, ub, vb, Jb)
         dot_hess(Ja, Jb, lam[k], H[k])
         for a in range(3):
             w[a] = lam[k] * vb[a]
-        attached_hess(x, 0, ua, S[k, 0], 14, m_i, w, 1.0, H[k])
+        attached_hess(x, i0_, ua, S[k, 0], i14_, m_i, w, 1.0, H[k])
         for a in range(3):
             w[a] = lam[k] * va[a]
-        attached_hess(x, 1, ub, S[k, 1], 14 + m_i, m_j, w, 1.0, H[k])
+        attached_hess(x, i1_, ub, S[k, 1], 14 + m_i, m_j, w, 1.0, H[k])
 
 
 @njit(cache=True)
 def _dot2_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
     """``(A_i a_i) . d - f(t)`` (m; Haug 1989, §9.2, dot-2)."""
+    i0_, i14_ = np.int64(0), np.int64(14)  # no literals (docs/architecture.md §2)
     n, nx = gather.shape
     m_j = nx - 14 - m_i
     with_gamma = gamma.size > 0
@@ -133,18 +138,19 @@ def _dot2_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
         Ja.fill(0.0)
         Jd.fill(0.0)
         jac[k].fill(0.0)
-        attached(x, 0, u0[k, 0], S[k, 0], 14, m_i, 1.0, ua, va, Ja)
-        separation(x, u0[k, 1], S[k, 1], 14, m_i, u0[k, 2], S[k, 2], 14 + m_i, m_j, ui, uj, d, Jd)
+        attached(x, i0_, u0[k, 0], S[k, 0], i14_, m_i, 1.0, ua, va, Ja)
+        separation(x, u0[k, 1], S[k, 1], i14_, m_i, u0[k, 2], S[k, 2], 14 + m_i, m_j, ui, uj, d, Jd)
         phi[k] = dot(va, Ja, d, Jd, jac[k]) - drive[0, k]
         if with_gamma:
-            attached_quad(x, xd, 0, ua, S[k, 0], 14, m_i, 1.0, qa)
-            separation_quad(x, xd, ui, S[k, 1], 14, m_i, uj, S[k, 2], 14 + m_i, m_j, qd)
+            attached_quad(x, xd, i0_, ua, S[k, 0], i14_, m_i, 1.0, qa)
+            separation_quad(x, xd, ui, S[k, 1], i14_, m_i, uj, S[k, 2], 14 + m_i, m_j, qd)
             gamma[k] = drive[1, k] - dot_quad(va, Ja, qa, d, Jd, qd, xd)
 
 
 @njit(cache=True)
 def _dot2_hess(qe, gather, u0, S, m_i, lam, H):
     """``lam (Ja^T Jd + Jd^T Ja) + H_a(lam d) + H_d(lam a)`` per instance."""
+    i0_, i14_ = np.int64(0), np.int64(14)  # no literals (docs/architecture.md §2)
     n, nx = gather.shape
     m_j = nx - 14 - m_i
     x = np.empty(nx)
@@ -157,20 +163,21 @@ def _dot2_hess(qe, gather, u0, S, m_i, lam, H):
         Ja.fill(0.0)
         Jd.fill(0.0)
         H[k].fill(0.0)
-        attached(x, 0, u0[k, 0], S[k, 0], 14, m_i, 1.0, ua, va, Ja)
-        separation(x, u0[k, 1], S[k, 1], 14, m_i, u0[k, 2], S[k, 2], 14 + m_i, m_j, ui, uj, d, Jd)
+        attached(x, i0_, u0[k, 0], S[k, 0], i14_, m_i, 1.0, ua, va, Ja)
+        separation(x, u0[k, 1], S[k, 1], i14_, m_i, u0[k, 2], S[k, 2], 14 + m_i, m_j, ui, uj, d, Jd)
         dot_hess(Ja, Jd, lam[k], H[k])
         for a in range(3):
             w[a] = lam[k] * d[a]
-        attached_hess(x, 0, ua, S[k, 0], 14, m_i, w, 1.0, H[k])
+        attached_hess(x, i0_, ua, S[k, 0], i14_, m_i, w, 1.0, H[k])
         for a in range(3):
             w[a] = lam[k] * va[a]
-        separation_hess(x, ui, S[k, 1], 14, m_i, uj, S[k, 2], 14 + m_i, m_j, w, H[k])
+        separation_hess(x, ui, S[k, 1], i14_, m_i, uj, S[k, 2], 14 + m_i, m_j, w, H[k])
 
 
 @njit(cache=True)
 def _distance_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
     """``(d . d - L^2) / 2 - f(t)`` (m^2; Haug 1989, §9.2)."""
+    i14_ = np.int64(14)  # no literal (docs/architecture.md §2)
     n, nx = gather.shape
     m_j = nx - 14 - m_i
     with_gamma = gamma.size > 0
@@ -183,20 +190,21 @@ def _distance_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
         qd.fill(0.0)
         Jd.fill(0.0)
         g.fill(0.0)
-        separation(x, u0[k, 0], S[k, 0], 14, m_i, u0[k, 1], S[k, 1], 14 + m_i, m_j, ui, uj, d, Jd)
+        separation(x, u0[k, 0], S[k, 0], i14_, m_i, u0[k, 1], S[k, 1], 14 + m_i, m_j, ui, uj, d, Jd)
         dd = dot(d, Jd, d, Jd, g)
         for c in range(nx):
             jac[k, c] = 0.5 * g[c]
         L = drive[2, k]
         phi[k] = 0.5 * (dd - L * L) - drive[0, k]
         if with_gamma:
-            separation_quad(x, xd, ui, S[k, 0], 14, m_i, uj, S[k, 1], 14 + m_i, m_j, qd)
+            separation_quad(x, xd, ui, S[k, 0], i14_, m_i, uj, S[k, 1], 14 + m_i, m_j, qd)
             gamma[k] = drive[1, k] - 0.5 * dot_quad(d, Jd, qd, d, Jd, qd, xd)
 
 
 @njit(cache=True)
 def _distance_hess(qe, gather, u0, S, m_i, lam, H):
     """``lam Jd^T Jd + H_d(lam d)`` per instance."""
+    i14_ = np.int64(14)  # no literal (docs/architecture.md §2)
     n, nx = gather.shape
     m_j = nx - 14 - m_i
     x = np.empty(nx)
@@ -207,17 +215,18 @@ def _distance_hess(qe, gather, u0, S, m_i, lam, H):
         d.fill(0.0)
         Jd.fill(0.0)
         H[k].fill(0.0)
-        separation(x, u0[k, 0], S[k, 0], 14, m_i, u0[k, 1], S[k, 1], 14 + m_i, m_j, ui, uj, d, Jd)
+        separation(x, u0[k, 0], S[k, 0], i14_, m_i, u0[k, 1], S[k, 1], 14 + m_i, m_j, ui, uj, d, Jd)
         dot_hess(Jd, Jd, 0.5 * lam[k], H[k])
         for a in range(3):
             w[a] = lam[k] * d[a]
-        separation_hess(x, ui, S[k, 0], 14, m_i, uj, S[k, 1], 14 + m_i, m_j, w, H[k])
+        separation_hess(x, ui, S[k, 0], i14_, m_i, uj, S[k, 1], 14 + m_i, m_j, w, H[k])
 
 
 @njit(cache=True)
 def _angle_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
     """``theta - f(t)`` (rad), ``theta = atan2(g_i . f_j, f_i . f_j)`` unwrapped to within pi of f(t)
     (docs/theory.md §2)."""
+    i0_, i14_, i1_ = np.int64(0), np.int64(14), np.int64(1)  # no literals (docs/architecture.md §2)
     n, nx = gather.shape
     m_j = nx - 14 - m_i
     with_gamma = gamma.size > 0
@@ -240,17 +249,17 @@ def _angle_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
         js.fill(0.0)
         jc.fill(0.0)
         jac[k].fill(0.0)
-        attached(x, 0, u0[k, 0], S[k, 0], 14, m_i, 1.0, uf, vf, Jf)          # f_i
-        attached(x, 0, u0[k, 1], S[k, 1], 14, m_i, 1.0, ug, vg, Jg)          # g_i
-        attached(x, 1, u0[k, 2], S[k, 2], 14 + m_i, m_j, 1.0, uh, vh, Jh)    # f_j
+        attached(x, i0_, u0[k, 0], S[k, 0], i14_, m_i, 1.0, uf, vf, Jf)          # f_i
+        attached(x, i0_, u0[k, 1], S[k, 1], i14_, m_i, 1.0, ug, vg, Jg)          # g_i
+        attached(x, i1_, u0[k, 2], S[k, 2], 14 + m_i, m_j, 1.0, uh, vh, Jh)    # f_j
         s = dot(vg, Jg, vh, Jh, js)
         c = dot(vf, Jf, vh, Jh, jc)
         f = drive[0, k]
         phi[k] = angle(s, js, c, jc, f, jac[k]) - f
         if with_gamma:
-            attached_quad(x, xd, 0, uf, S[k, 0], 14, m_i, 1.0, qf)
-            attached_quad(x, xd, 0, ug, S[k, 1], 14, m_i, 1.0, qg)
-            attached_quad(x, xd, 1, uh, S[k, 2], 14 + m_i, m_j, 1.0, qh)
+            attached_quad(x, xd, i0_, uf, S[k, 0], i14_, m_i, 1.0, qf)
+            attached_quad(x, xd, i0_, ug, S[k, 1], i14_, m_i, 1.0, qg)
+            attached_quad(x, xd, i1_, uh, S[k, 2], 14 + m_i, m_j, 1.0, qh)
             qs = dot_quad(vg, Jg, qg, vh, Jh, qh, xd)
             qc = dot_quad(vf, Jf, qf, vh, Jh, qh, xd)
             gamma[k] = drive[1, k] - angle_quad(s, js, qs, c, jc, qc, xd)
@@ -259,6 +268,7 @@ def _angle_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
 @njit(cache=True)
 def _angle_hess(qe, gather, u0, S, m_i, lam, H):
     """``lam d2 theta/dx2`` per instance: the angle's own terms, then the Hessians of ``s`` and ``c``."""
+    i0_, i14_, i1_ = np.int64(0), np.int64(14), np.int64(1)  # no literals (docs/architecture.md §2)
     n, nx = gather.shape
     m_j = nx - 14 - m_i
     x = np.empty(nx)
@@ -277,9 +287,9 @@ def _angle_hess(qe, gather, u0, S, m_i, lam, H):
         js.fill(0.0)
         jc.fill(0.0)
         H[k].fill(0.0)
-        attached(x, 0, u0[k, 0], S[k, 0], 14, m_i, 1.0, uf, vf, Jf)
-        attached(x, 0, u0[k, 1], S[k, 1], 14, m_i, 1.0, ug, vg, Jg)
-        attached(x, 1, u0[k, 2], S[k, 2], 14 + m_i, m_j, 1.0, uh, vh, Jh)
+        attached(x, i0_, u0[k, 0], S[k, 0], i14_, m_i, 1.0, uf, vf, Jf)
+        attached(x, i0_, u0[k, 1], S[k, 1], i14_, m_i, 1.0, ug, vg, Jg)
+        attached(x, i1_, u0[k, 2], S[k, 2], 14 + m_i, m_j, 1.0, uh, vh, Jh)
         s = dot(vg, Jg, vh, Jh, js)
         c = dot(vf, Jf, vh, Jh, jc)
         ws, wc = angle_hess(s, js, c, jc, lam[k], H[k])
@@ -287,13 +297,13 @@ def _angle_hess(qe, gather, u0, S, m_i, lam, H):
         dot_hess(Jf, Jh, wc, H[k])                                            # c = f_i . f_j
         for a in range(3):
             w[a] = ws * vh[a]
-        attached_hess(x, 0, ug, S[k, 1], 14, m_i, w, 1.0, H[k])
+        attached_hess(x, i0_, ug, S[k, 1], i14_, m_i, w, 1.0, H[k])
         for a in range(3):
             w[a] = wc * vh[a]
-        attached_hess(x, 0, uf, S[k, 0], 14, m_i, w, 1.0, H[k])
+        attached_hess(x, i0_, uf, S[k, 0], i14_, m_i, w, 1.0, H[k])
         for a in range(3):
             w[a] = ws * vg[a] + wc * vf[a]
-        attached_hess(x, 1, uh, S[k, 2], 14 + m_i, m_j, w, 1.0, H[k])
+        attached_hess(x, i1_, uh, S[k, 2], 14 + m_i, m_j, w, 1.0, H[k])
 
 
 @njit(cache=True)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 
@@ -184,26 +185,29 @@ def attached_hess(x, side, u, S, mc, m, w, sign, H):
 def separation(x, u0_i, S_i, mc_i, m_i, u0_j, S_j, mc_j, m_j, u_i, u_j, val, jac):
     """``d = r_j + A_j u_j - r_i - A_i u_i`` (m): from a point of body i to one of body j; writes the
     body-fixed points ``u_i``, ``u_j`` and adds the value to ``val`` (3,), the gradient to ``jac`` (3, nx)."""
+    i0_, i1_ = np.int64(0), np.int64(1)  # no literals (docs/architecture.md §2)
     for a in range(3):
         val[a] += x[7 + a] - x[a]
         jac[a, a] -= 1.0
         jac[a, 7 + a] += 1.0
-    attached(x, 0, u0_i, S_i, mc_i, m_i, -1.0, u_i, val, jac)
-    attached(x, 1, u0_j, S_j, mc_j, m_j, 1.0, u_j, val, jac)
+    attached(x, i0_, u0_i, S_i, mc_i, m_i, -1.0, u_i, val, jac)
+    attached(x, i1_, u0_j, S_j, mc_j, m_j, 1.0, u_j, val, jac)
 
 
 @njit(cache=True)
 def separation_quad(x, xd, u_i, S_i, mc_i, m_i, u_j, S_j, mc_j, m_j, quad):
     """Adds the quadratic rate of the separation (m/s^2) to ``quad`` (3,)."""
-    attached_quad(x, xd, 0, u_i, S_i, mc_i, m_i, -1.0, quad)
-    attached_quad(x, xd, 1, u_j, S_j, mc_j, m_j, 1.0, quad)
+    i0_, i1_ = np.int64(0), np.int64(1)  # no literals (docs/architecture.md §2)
+    attached_quad(x, xd, i0_, u_i, S_i, mc_i, m_i, -1.0, quad)
+    attached_quad(x, xd, i1_, u_j, S_j, mc_j, m_j, 1.0, quad)
 
 
 @njit(cache=True)
 def separation_hess(x, u_i, S_i, mc_i, m_i, u_j, S_j, mc_j, m_j, w, H):
     """Adds ``d2 (w . d)/dx2`` to ``H``: ``-2 Q(w, u_i)`` and ``+2 Q(w, u_j)`` with their modal blocks."""
-    attached_hess(x, 0, u_i, S_i, mc_i, m_i, w, -1.0, H)
-    attached_hess(x, 1, u_j, S_j, mc_j, m_j, w, 1.0, H)
+    i0_, i1_ = np.int64(0), np.int64(1)  # no literals (docs/architecture.md §2)
+    attached_hess(x, i0_, u_i, S_i, mc_i, m_i, w, -1.0, H)
+    attached_hess(x, i1_, u_j, S_j, mc_j, m_j, w, 1.0, H)
 
 
 @njit(cache=True)

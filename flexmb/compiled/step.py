@@ -11,11 +11,15 @@ into a dense array through the position maps of the fixed pattern (flexmb/sparsi
 partial pivoting that skips the zeros of the iteration matrix, the increment and the convergence test of
 :meth:`flexmb.solvers.generalized_alpha.AlphaStepper.step`, whose arithmetic it repeats term by term
 (Arnold & Bruls 2007; constraint scaling of Bottasso, Dopico & Trainelli 2008). :func:`alpha_run` takes
-a block of fixed steps, with the driver and damping powers of the energy balance.
+a block of fixed steps, with the driver and damping powers of the energy balance; it is the one entry point
+called from Python (a single step is a block of one), and the functions only it reaches are inlined into it
+(``inline="always"``): numba then compiles and optimizes the step's code once, instead of once more for every
+nested function that links the same kernels (the first compile of a nested entry re-optimizes everything it
+links; measured: 110 s of one core before, docs/architecture.md §2).
 
 The model is a tuple of tuples of arrays (built by :class:`flexmb.solvers.compiled_step.CompiledStep`; each
 helper gets only the part it uses, since numba passes a tuple as all its arrays' fields):
-``(bodies, joints, flex, norm, springs, contacts, loads, driver_rows)`` with
+``(bodies, joints, flex, norm, springs, contacts, loads, driver_rows, motors, particles)`` with
 
 * ``bodies = (idx, mass, J, gravity, pos_body)``: rigid bodies (flexmb/compiled/rigid.py), block positions;
 * ``joints = (gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess)``: joint primitive groups; row g
@@ -45,7 +49,17 @@ helper gets only the part it uses, since numba passes a tuple as all its arrays'
   contact onsets between steps);
 * ``loads = (lidx, lis_force, lbody_fixed, ls, lvec, pos_loads)``: applied forces and torques
   (flexmb/forces/applied.py), their vectors at the current time in ``lvec`` (set before each step);
-* ``driver_rows``: the rows of driver constraints.
+* ``driver_rows``: the rows of driver constraints;
+* ``motors = (mtab, mgather, mscatter, mvec, mshp, msides, mstate, mref, mK, mr, mL, mD, mV, pos_motor)``: DC
+  motors (flexmb/forces/motor.py), one row of ``mtab`` per group ``(n, nx, m_i, m_j, modes, offset in mgather, in
+  mvec, in mshp, in the per-instance values, in pos_motor)``; the scatter has the motor's charge as last column
+  (``nx + 1`` per instance), ``mV`` the supply voltages at the current time (set before each step);
+* ``particles = (pgather, pmass, gravity, pos_p, lgather, lk, lc, lL0, pos_l, agather, apoint, ak, ac, pos_a)``:
+  particles, particle links and anchors (flexmb/forces/particles.py, :func:`particle_terms`).
+
+The block positions are those of a dense row-major matrix for :func:`alpha_step` and :func:`alpha_run`, or of
+the CSR value array of the pattern when :class:`flexmb.solvers.compiled_step.CompiledEvaluation` calls
+:func:`equations` for a sparse model.
 """
 from __future__ import annotations
 
@@ -53,10 +67,11 @@ import numpy as np
 from numba import njit
 
 from .flexible import energy as flexible_energy
-from .forces import ANGLE, contact_kernel, loads_kernel, measure_kernel, spring_kernel
+from .forces import ANGLE, contact_kernel, loads_kernel, measure_kernel, motor_kernel, spring_kernel
 from .flexible import evaluate as flexible_evaluate
 from .joints import (_angle_hess, _angle_rows, _coordinate_hess, _coordinate_rows, _distance_hess,
                      _distance_rows, _dot1_hess, _dot1_rows, _dot2_hess, _dot2_rows, _point_hess, _point_rows)
+from .particles import anchor_kernel, link_kernel, particle_kernel
 from .rigid import rigid_residual
 from .scatter import add_at, add_scaled_at, add_transpose_product
 from .views import flat, view
@@ -256,16 +271,52 @@ def _contact_group(cg, contacts):
 
 
 @njit(cache=True)
+def _motor_group(g, motors):
+    """Views of motor group g: m_i, m_j, gather (n, nx), scatter (n, nx + 1), vectors (n, 4, 3), shapes
+    (n, 4, 3, modes), sides (4,), charge columns, unwrapping references, K_p, r_a, L_a, D, V (n,) and block
+    positions (n (nx + 1)^2)."""
+    mtab = motors[0]
+    n, nx, mi, mj, sm = mtab[g, 0], mtab[g, 1], mtab[g, 2], mtab[g, 3], mtab[g, 4]
+    og, ov, osh, op, opos = mtab[g, 5], mtab[g, 6], mtab[g, 7], mtab[g, 8], mtab[g, 9]
+    par = slice(op, op + n)
+    return (mi, mj, motors[1][og:og + n * nx].reshape((n, nx)),
+            motors[2][og + op:og + op + n * (nx + 1)].reshape((n, nx + 1)),
+            motors[3][ov:ov + 12 * n].reshape((n, 4, 3)), motors[4][osh:osh + 12 * n * sm].reshape((n, 4, 3, sm)),
+            motors[5][g], motors[6][par], motors[7][par], motors[8][par], motors[9][par], motors[10][par],
+            motors[11][par], motors[12][par], motors[13][opos:opos + n * (nx + 1) * (nx + 1)])
+
+
+@njit(cache=True, inline="always")
+def motors_power(q, v, motors):
+    """Supply power minus losses ``sum V i - r_a i^2 - D omega^2`` (W) of the DC motors at their current
+    voltages (as ``DCMotorGroup.power``)."""
+    false_, angle_ = np.bool_(False), np.int64(ANGLE)  # no literals (docs/architecture.md §2)
+    qe, ve = _extended(q, v)
+    P = 0.0
+    for g in range(motors[0].shape[0]):
+        mi, mj, gg, sc_, vec, shp, sides, state, ref, K, ra, L, D, V, pos = _motor_group(g, motors)
+        n, nx = gg.shape
+        x, w = np.empty(n), np.empty(n)
+        measure_kernel(angle_, qe, ve, gg, vec, shp, sides, mi, mj, ref, false_, x, w, np.empty((n, nx)),
+                       np.empty((0, nx, nx)))
+        for i in range(n):
+            cur = v[state[i]]
+            P += V[i] * cur - ra[i] * cur * cur - D[i] * w[i] * w[i]
+    return P
+
+
+@njit(cache=True, inline="always")
 def accept_springs(q, v, springs):
     """After an accepted step: the unwrapping reference of angle springs moves to their angles there (as
     ``ScalarSpringGroup.accept``); returns the dampers' power ``-sum c x_dot^2`` (W)."""
+    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
     qe, ve = _extended(q, v)
     P = 0.0
     for sg in range(springs[0].shape[0]):
         code, mi, mj, gg, sc_, vec, shp, sides, k, c, x0, ref, pos = _spring_group(sg, springs)
         n, nx = gg.shape
         x, xd = np.empty(n), np.empty(n)
-        measure_kernel(code, qe, ve, gg, vec, shp, sides, mi, mj, ref, False, x, xd, np.empty((n, nx)),
+        measure_kernel(code, qe, ve, gg, vec, shp, sides, mi, mj, ref, false_, x, xd, np.empty((n, nx)),
                        np.empty((0, nx, nx)))
         for i in range(n):
             P -= c[i] * xd[i] * xd[i]
@@ -275,7 +326,7 @@ def accept_springs(q, v, springs):
 
 
 # -- the equations -----------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, phi, vals):
     """Residual ``r`` (nq), constraint values ``phi`` (m: joint rows, then one normalization row per body)
     and, when ``with_matrix``, the Newton matrix ``[[cM M + cC C + cK K + cH H, Phi_q^T], [Phi_q, D]]``
@@ -283,7 +334,8 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
     switched off (zero row, 1 on the diagonal), as in ``Assembly.residual``. ``dyn`` holds the contacts'
     approach-speed history ``(speed, in_contact, last_rate)`` per pair. Returns False when a spring or a
     sphere-sphere contact has no direction (coincident points)."""
-    bodies, joints, flex, norm, springs, contacts, loads, driver_rows = model
+    false_, angle_ = np.bool_(False), np.int64(ANGLE)  # no literals (docs/architecture.md §2)
+    bodies, joints, flex, norm, springs, contacts, loads, driver_rows, motors, particles = model
     idx, mass, J, gravity, pos_body = bodies
     gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess = joints
     ftab, fdata, idata, wdata, ftabs, fidx, pos_flex = flex
@@ -341,6 +393,17 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
         add_at(r, lidx.reshape(-1), rl.reshape(-1))
         if with_matrix:
             add_at(vals, loads[5], bl.reshape(-1))
+    # DC motors, one kernel per group (compiled/forces.py motor_kernel); the charge's acceleration is in vd
+    for g in range(motors[0].shape[0]):
+        mi, mj_, gg, sc_, vec, shp, sides, state, ref, K, ra, L, D, V, pos = _motor_group(g, motors)
+        n, nx = gg.shape
+        rm = np.empty((n, nx + 1))
+        bm = np.empty((n if with_matrix else 1, nx + 1, nx + 1))
+        motor_kernel(angle_, qe, ve, vd, gg, state, vec, shp, sides, mi, mj_, ref, K, ra, L, D, V, cM, cC, cK,
+                     with_matrix, rm, bm)
+        add_at(r, sc_.reshape(-1), rm.reshape(-1))
+        if with_matrix:
+            add_at(vals, pos, bm.reshape(-1))
     # contact pairs with built-in laws, one kernel per group (compiled/forces.py contact_kernel)
     speed, in_contact, last_rate = dyn
     for cg in range(contacts[0].shape[0]):
@@ -351,12 +414,15 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
         Jc, Hv, rc = np.empty((n, nx)), np.empty((n, nx)), np.empty((n, nx))
         bc = np.empty((n if with_matrix else 1, nx, nx))
         if contact_kernel(code, qe, ve, gg, vec, shp, sides, mi, mj_, sign, offset, kind, K, nn, hh, vmin, cc,
-                          speed[par], in_contact[par], last_rate[par], False, cC, cK, with_matrix, x, xd, F, dF,
+                          speed[par], in_contact[par], last_rate[par], false_, cC, cK, with_matrix, x, xd, F, dF,
                           dFd, Jc, Hv, rc, bc) >= 0:
             return False
         add_at(r, sc_.reshape(-1), rc.reshape(-1))
         if with_matrix:
             add_at(vals, pos, bc.reshape(-1))
+    # particles, their links and anchors (compiled/particles.py)
+    if not particle_terms(q, v, vd, qe, ve, particles, cM, cC, cK, with_matrix, r, vals):
+        return False
     # joint primitives, one kernel per group
     jac = np.empty(pos_jac.size)
     H = np.empty(pos_hess.size)
@@ -411,7 +477,7 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
 
 
 # -- one step ----------------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def alpha_step(q0, v0, vd0, a0, lam0, h, am, af, beta, gamma, tol, q_tol, use_q_tol, max_iter, act, model, dyn,
                cscale, q, v, vd, a, lam, stats):
     """One generalized-alpha step of size h from ``(q0, v0, vd0, a0, lam0)`` into ``(q, v, vd, a, lam)``;
@@ -485,7 +551,7 @@ def alpha_step(q0, v0, vd0, a0, lam0, h, am, af, beta, gamma, tol, q_tol, use_q_
 
 
 # -- per-step quantities of the energy balance and the redundancy check ---------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def powers(q, v, lam, act, model):
     """``(non-conservative power, driver power)`` (W) at an accepted state: the modal damping of the flexible
     bodies ``-sum eta_d^T D eta_d``, the applied loads ``Q . v`` and ``-sum lambda_d (Phi_q,d v)`` over the active
@@ -493,11 +559,12 @@ def powers(q, v, lam, act, model):
     joints, flex, norm, loads, driver_rows = model[1], model[2], model[3], model[6], model[7]
     ftab, fdata, idata, wdata, ftabs = flex[0], flex[1], flex[2], flex[3], flex[4]
     gtab, gather = joints[0], joints[1]
-    p_nc = loads_power(q, v, loads)
+    damping_ = np.int64(3)      # energy(): the damping power (no literal, docs/architecture.md §2)
+    p_nc = loads_power(q, v, loads) + motors_power(q, v, model[8]) + particle_power(q, v, model[9])
     for f in range(ftab.shape[0]):
         p_nc += flexible_energy(v, v, fdata[ftab[f, 0]:ftab[f, 0] + ftab[f, 1]],
                                 idata[ftab[f, 2]:ftab[f, 2] + ftab[f, 3]], wdata[ftab[f, 4]:ftab[f, 4] + ftab[f, 5]],
-                                ftabs[ftab[f, 6]:ftab[f, 6] + ftab[f, 7]], 3, np.zeros(0))
+                                ftabs[ftab[f, 6]:ftab[f, 6] + ftab[f, 7]], damping_, np.zeros(0))
     if driver_rows.size == 0:
         return p_nc, 0.0
     nb = norm[0].shape[0]
@@ -527,17 +594,18 @@ def powers(q, v, lam, act, model):
     return p_nc, p_drv
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def loads_power(q, v, loads):
     """Power ``sum Q . v`` (W) of the applied loads at their current vectors (as ``AppliedLoadGroup.power``)."""
+    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
     lidx = loads[0]
     if lidx.shape[0] == 0:
         return 0.0
-    return loads_kernel(q, v, lidx, loads[1], loads[2], loads[3], loads[4], 0.0, False,
+    return loads_kernel(q, v, lidx, loads[1], loads[2], loads[3], loads[4], 0.0, false_,
                         np.empty((lidx.shape[0], 7)), np.empty((1, 7, 7)))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def switched_off_violation(q, off_rows, joints, norm):
     """Largest |Phi| of the rows ``off_rows`` (switched off as redundant) at ``q`` (with v = 0)."""
     ncols = norm[0]
@@ -563,16 +631,18 @@ def switched_off_violation(q, off_rows, joints, norm):
 
 # -- a block of fixed steps ---------------------------------------------------------------------------------
 @njit(cache=True)
-def alpha_run(n_steps, t0, t_end, h, h_max, q0, v0, vd0, a0, lam0, am, af, beta, gamma, tol, max_iter, act,
-              driven, drive_values, load_values, energy, off_rows, model, dyn, cscale,
+def alpha_run(n_steps, t0, t_end, h, h_max, q0, v0, vd0, a0, lam0, am, af, beta, gamma, tol, q_tol, use_q_tol,
+              max_iter, act, driven, drive_values, load_values, voltage_values, energy, off_rows, model, dyn, cscale,
               out_t, out_q, out_v, out_vd, out_lam, out_pnc, out_pdrv, out_off, last_a, stats):
     """Up to ``n_steps`` fixed steps (size ``min(h, h_max, t_end - t)``, as ``AlphaIntegrator``) from the
     state at ``t0``, each state into row k of ``out_*``: time, q, v, vd, lambda, the non-conservative and
     driver powers (when ``energy``) and the largest |Phi| of the rows switched off as redundant
     (``off_rows``). ``drive_values`` (n_steps, 2, len(driven)) are f and f'' of the driven instances
-    ``driven`` (their positions in the model's ``drive``, (2, n)) at each step's end, ``load_values`` (n_steps, loads, 3) the
-    applied loads' vectors there. Returns ``(steps taken, outcome of the
-    last attempt)``; ``last_a`` gets the algorithmic acceleration of the last state, ``stats`` the Newton
+    ``driven`` (their positions in the model's ``drive``, (2, n)) at each step's end, ``load_values``
+    (n_steps, loads, 3) the applied loads' vectors there, ``voltage_values`` (n_steps, motors) the motors'
+    supply voltages; ``q_tol`` the absolute tolerances of the coordinates when ``use_q_tol``
+    (:func:`~flexmb.compiled.stepping.newton_weights`). Returns ``(steps taken, outcome of the last
+    attempt)``; ``last_a`` gets the algorithmic acceleration of the last state, ``stats`` the Newton
     iterations and factorizations."""
     drive = model[1][5]
     nq, m = q0.size, lam0.size
@@ -581,7 +651,6 @@ def alpha_run(n_steps, t0, t_end, h, h_max, q0, v0, vd0, a0, lam0, am, af, beta,
     st = np.zeros(3)
     t = t0
     done_tol = 1e-12 * max(1.0, abs(t_end))
-    no_q_tol = np.empty(0)
     taken = n_steps
     code = CONVERGED
     for k in range(n_steps):
@@ -594,7 +663,9 @@ def alpha_run(n_steps, t0, t_end, h, h_max, q0, v0, vd0, a0, lam0, am, af, beta,
             drive[driven[1, c]] = drive_values[k, 1, c]
         if load_values.shape[1]:
             model[6][4][:, :] = load_values[k]
-        code = alpha_step(q, v, vd, a, lam, h_try, am, af, beta, gamma, tol, no_q_tol, False, max_iter, act,
+        if voltage_values.shape[1]:
+            model[8][12][:] = voltage_values[k]
+        code = alpha_step(q, v, vd, a, lam, h_try, am, af, beta, gamma, tol, q_tol, use_q_tol, max_iter, act,
                           model, dyn, cscale, q1, v1, vd1, a1, lam1, st)
         stats[0] += st[0]
         stats[1] += st[1]
@@ -621,3 +692,70 @@ def alpha_run(n_steps, t0, t_end, h, h_max, q0, v0, vd0, a0, lam0, am, af, beta,
         out_off[k] = switched_off_violation(q, off_rows, model[1], model[3]) if off_rows.size else 0.0
         last_a[:] = a
     return taken, code
+
+
+# -- particles, particle links and anchors (flexmb/forces/particles.py) -----------------------------------------
+@njit(cache=True)
+def particle_terms(q, v, vd, qe, ve, parts, cM, cC, cK, with_matrix, r, vals):
+    """Add the particles' ``m (a - g)``, the links' and the anchors' ``-Q`` (flexmb/compiled/particles.py) into
+    ``r`` and, when ``with_matrix``, their blocks ``cM m I``, ``cK dr/dq + cC dr/dv`` into ``vals`` through their
+    position maps. ``parts = (pgather, pmass, gravity, pos_p, lgather, lk, lc, lL0, pos_l, agather, apoint, ak, ac,
+    pos_a)`` (:class:`flexmb.solvers.compiled_step.CompiledStep`). Returns False when a link has zero length (no
+    direction: the general path reports it)."""
+    pgather, pmass, pg, pos_p, lgather, lk, lc, lL0, pos_l, agather, apoint, ak, ac, pos_a = parts
+    n = pgather.shape[0]
+    if n:
+        rp = np.empty((n, 3))
+        bp = np.empty((n if with_matrix else 0, 3, 3))
+        particle_kernel(q, v, vd, pgather, pmass, pg, cM, with_matrix, rp, bp)
+        add_at(r, pgather.reshape(-1), rp.reshape(-1))
+        if with_matrix:
+            add_at(vals, pos_p, bp.reshape(-1))
+    n = lgather.shape[0]
+    if n:
+        for k in range(n):
+            s = 0.0
+            for i in range(3):
+                d = qe[lgather[k, 3 + i]] - qe[lgather[k, i]]
+                s += d * d
+            if not s > 0.0:
+                return False
+        rl = np.empty((n, 6))
+        bl = np.empty((n if with_matrix else 0, 6, 6))
+        link_kernel(qe, ve, lgather, lk, lc, lL0, cK, cC, with_matrix, rl, bl, np.empty((n, 3)))
+        add_at(r, lgather.reshape(-1), rl.reshape(-1))
+        if with_matrix:
+            add_at(vals, pos_l, bl.reshape(-1))
+    n = agather.shape[0]
+    if n:
+        ra = np.empty((n, 3))
+        ba = np.empty((n if with_matrix else 0, 3, 3))
+        anchor_kernel(q, v, agather, apoint, ak, ac, cK, cC, with_matrix, ra, ba, np.empty((n, 2)))
+        add_at(r, agather.reshape(-1), ra.reshape(-1))
+        if with_matrix:
+            add_at(vals, pos_a, ba.reshape(-1))
+    return True
+
+
+@njit(cache=True)
+def particle_power(q, v, parts):
+    """Damper power (W) of the particle links ``-sum c L_dot^2`` and anchors ``-sum c |x_dot|^2`` (as
+    ``ParticleLinkGroup.power`` and ``ParticleAnchorGroup.power``)."""
+    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
+    lgather, lk, lc, lL0, agather, apoint, ak, ac = parts[4], parts[5], parts[6], parts[7], parts[9], parts[10], \
+        parts[11], parts[12]
+    P = 0.0
+    n = lgather.shape[0]
+    if n:
+        qe, ve = _extended(q, v)
+        pl = np.empty((n, 3))
+        link_kernel(qe, ve, lgather, lk, lc, lL0, 0.0, 0.0, false_, np.empty((n, 6)), np.empty((0, 6, 6)), pl)
+        for k in range(n):
+            P -= lc[k] * pl[k, 2] * pl[k, 2]
+    n = agather.shape[0]
+    if n:
+        pa = np.empty((n, 2))
+        anchor_kernel(q, v, agather, apoint, ak, ac, 0.0, 0.0, false_, np.empty((n, 3)), np.empty((0, 3, 3)), pa)
+        for k in range(n):
+            P += pa[k, 1]
+    return P

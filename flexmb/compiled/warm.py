@@ -60,6 +60,16 @@ def _models():
         for item in joint(a, b):
             s.add(item)
         yield s
+    # particles with links and anchors; a sphere cloud with planes (compiled/particles.py, compiled/spheres.py)
+    s, a, b = two()
+    P = s.add(fm.Particles([(0.0, 0.0, 0.0), (0.1, 0.0, 0.0), (0.2, 0.05, 0.0)], 0.1))
+    s.add(fm.ParticleLinks(P, "chain", 1e3, 0.5))
+    s.add(fm.ParticleAnchors(P, 0, stiffness=1e4, damping=1.0))
+    c = s.add(fm.RigidBody(1.0, (0.1, 0.1, 0.1), position=(0.1, 0.9, 0.4), name="c"))
+    s.add(fm.contact.mesh.SphereCloudContact([a, b, c], [(0.1, 0.2, 0.3), (1.0, -0.2, 0.4), (0.1, 0.9, 0.4)], 0.5,
+                                             fm.contact.LankaraniNikravesh(1e4, 0.6),
+                                             planes=[(s.ground, (0, 0, 0), (0, 1, 0))]))
+    yield s
     s, a, b = two()
     law = fm.contact.LankaraniNikravesh(1e4, 0.6)
     s.add(fm.SpherePlaneContact(s.ground, a, point=(0, 0, 0), normal=(0.1, 1.0, 0.2), center=(0.1, 0.2, 0.3),
@@ -69,6 +79,9 @@ def _models():
     s.add(fm.CrushElement(a, b, point_a=(0, 0, 0), point_b=(1.0, -0.2, 0.4), curve=([0.0, 0.5], [0.0, 1e3]),
                           unloading_stiffness=1e5))
     s.add(fm.PlasticHinge(a, b, ax, curve=([0.0, 0.5], [0.0, 1e3]), k_elastic=1e4))
+    s.add(fm.SheaveRope((s.ground, (-1.0, 1.0, 0.0)), (b, (1.0, -0.2, 0.4)), [fm.Sheave(a, (0.1, 0.2, 0.3), 0.1,
+                                                                                         sense=-1)],
+                        EA=1e4, damping_time=0.01, initial_tension=10.0))
     yield s
     # modal body and nonlinear beam from a five-element line mesh
     n = 5
@@ -128,10 +141,10 @@ def compile_kernels(verbose: bool = True, jobs: int | None = None) -> float:
     else:
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
-        # one worker compiles the compiled step (model 1: rigid bodies and a joint) while the others take the
-        # force and contact kernels and the flexible ones; the other rigid-joint models come last and load the
-        # step from the cache instead of compiling it again in parallel
-        order = [0, 1, n - 4, *range(n - 1, n - 4, -1), *range(2, n - 4)]
+        # one worker compiles the compiled step (model 1: rigid bodies, joints, springs, loads and a motor, all
+        # on the compiled step) while the others take the contact and crash kernels and the flexible ones; the
+        # rigid-joint models come last and load the step from the cache instead of compiling it again
+        order = [0, n - 4, *range(n - 1, n - 4, -1), *range(1, n - 4)]
         pool = ProcessPoolExecutor(jobs, mp_context=mp.get_context("fork"))
         done = pool.map(_warm, order)
     for k, kinds, cpu in done:

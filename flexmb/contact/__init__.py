@@ -17,6 +17,7 @@ from .mesh import (ContactMarginWarning, NodeMeshContact, NodePlaneContact, Sphe
 from .pairs import ClearanceJoint, ContactGroup, SpherePlaneContact, SphereSphereContact
 from .rope import (Rope, RopePulleyContact, over_pulley_points, rope_chain, rope_pulley_forces, rope_segments,
                    wound_drum_points)
+from .sheave_rope import Sheave, SheaveRope
 from .restitution import (ImpactResult, achieved_restitution, exact_hysteresis_factor, hysteresis_restitution,
                           predicted_restitution, restitution_table, simulate_impact)
 
@@ -32,5 +33,5 @@ __all__ = [
     "TriangleMesh", "SphereMeshContact", "NodeMeshContact", "NodePlaneContact", "SphereCloudContact",
     "ContactMarginWarning",
     "RopePulleyContact", "Rope", "rope_chain", "rope_segments", "over_pulley_points", "rope_pulley_forces",
-    "wound_drum_points",
+    "wound_drum_points", "Sheave", "SheaveRope",
 ]

@@ -32,6 +32,7 @@ import warnings
 import numpy as np
 
 from .. import kinematics as kin
+from ..compiled import lazy_module
 from .. import rotations as rot
 from ..bodies.base import Body, Site
 from .. import checks
@@ -45,6 +46,8 @@ from .broadphase import Skin, SlotMap, box_pairs, sphere_pairs, transfer_approac
 from .laws import ApproachSpeeds, ContactLaw, LawTable
 from .surface import (_MAX_LISTED, _TINY, EDGE, FACE, VERTEX, TriangleMesh, _compose, _dot, _global_points, _listing,
                       closest_point_on_triangles, feature_measure)
+
+_spheres = lazy_module("flexmb.compiled.spheres")     # numba loads when a sphere cloud is first evaluated
 
 __all__ = ["TriangleMesh", "SphereMeshContact", "NodeMeshContact", "NodePlaneContact", "SphereCloudContact",
            "ContactMarginWarning", "contact_groups", "build_groups", "closest_point_on_triangles", "MESH_CONTACTS"]
@@ -334,6 +337,7 @@ class _Group(ElementGroup):
         keys = self._build(qe, ve)
         self._rebuilt = [self._rebuilt[1], np.array(qe[self._cols], dtype=float)]
         self._cache = []
+        self._kc = None             # the candidates' kernel arrays (_kernel_arrays), built when first needed
         self.stats["rebuilds"] += 1
         self.stats["rebuild_s"] += time.perf_counter() - t0
         self.stats["candidates_last"] = self.n_candidates
@@ -371,15 +375,76 @@ class _Group(ElementGroup):
                 keys = self._build(qe, ve)
                 self._rebuilt = [self._rebuilt[1], x[k + 1:k + 1 + n].copy()]
         self._cache = []
+        self._kc = None
         self._restore_approach(keys, x[2 + 2 * n:])
 
     # -- forces ------------------------------------------------------------------------------------
     def _forces(self, c: _Contacts, dm):
         return self.law_table.force(c.delta, c.rate, dm, c.law)
 
+    # -- the compiled narrow phase (flexmb/compiled/spheres.py) ------------------------------------------------
+    _code = -1             # the measure of the compiled kernel (forces.LENGTH, AXIAL); -1: no kernel
+    use_kernel = True
+    """False: evaluate with numpy only (the reference of the compiled kernel in the tests)."""
+
+    def _candidate_arrays(self):
+        """``(bi, bj, vec (n, 4, 3), shp (n, 4, 3, M), offset, approach ids, law rows)`` of the current candidates
+        (subclasses with a compiled kernel)."""
+        raise NotImplementedError
+
+    def _kernel_arrays(self) -> tuple:
+        """The arrays of :func:`flexmb.compiled.spheres.candidate_kernel` for the current candidates, built once
+        per broad-phase rebuild: gathers, measure slots, offsets, approach ids, law rows, slots."""
+        if self._kc is None:
+            bi, bj, vec, shp, offset, ids, law = self._candidate_arrays()
+            a, b = self.slots.slots(bi, bj)
+            as_i = np.ascontiguousarray
+            self._kc = (as_i(self.slots.gather(bi, bj), dtype=np.int64), as_i(vec, dtype=float),
+                        as_i(shp, dtype=float), as_i(offset, dtype=float), as_i(ids, dtype=np.int64),
+                        as_i(law, dtype=np.int64), as_i(a, dtype=np.int64), as_i(b, dtype=np.int64))
+        return self._kc
+
+    def _compiled(self, qe, ve, coef, want_forces: bool):
+        """One call of the compiled kernel: ``(delta, rate, r, blocks)`` of the current candidates (r and blocks
+        per slot, None unless wanted), or None where the kernel does not apply (user laws, coincident
+        centres: the numpy evaluation then reports)."""
+        if self._code < 0 or self.law_table.any_user or not self.use_kernel:
+            return None
+        gather, vec, shp, offset, ids, law, a, b = self._kernel_arrays()
+        n, nx, ns = gather.shape[0], self.slots.nx, self.slots.n_slots
+        want_blocks = coef is not None
+        cC, cK = (float(coef[1]), float(coef[2])) if want_blocks else (0.0, 0.0)
+        delta, rate = np.empty(n), np.empty(n)
+        r = np.empty((ns if want_forces else 0, nx))
+        blk = np.empty((ns if want_forces and want_blocks else 0, nx, nx))
+        ap, L = self.approach, self.law_table
+        t0 = time.perf_counter()
+        bad = _spheres.candidate_kernel(self._code, np.ascontiguousarray(qe, dtype=float),
+                               np.ascontiguousarray(ve, dtype=float), gather, vec, shp, self._sides,
+                               self.slots.m_i, self.slots.m_j, offset, ids, law, L.kind, L.K, L.n, L.h, L.v_min,
+                               L.c, ap.speed, ap.in_contact, ap.last_rate, a, b, cC, cK, want_forces, want_blocks,
+                               delta, rate, r, blk)
+        self.stats["evaluations"] += 1
+        self.stats["candidates_evaluated"] += n
+        self.stats["evaluate_s"] += time.perf_counter() - t0
+        if bad >= 0:
+            return None
+        return delta, rate, (r if want_forces else None), (blk if want_forces and want_blocks else None)
+
     def residual(self, st: EvalState, coef=None):
         """Residual contribution ``-Q`` (N, N m, generalized) of the touching candidates and, with ``coef``,
-        their exact stiffness/damping blocks (docs/theory-contact.md §4, §8)."""
+        their exact stiffness/damping blocks (docs/theory-contact.md §4, §8): one compiled call over the
+        candidates (flexmb/compiled/spheres.py) where the group has a kernel, else vectorized numpy
+        (:meth:`residual_numpy`)."""
+        out = self._compiled(st.qe, st.ve, coef, True)
+        if out is not None:
+            return out[2], out[3]
+        return self.residual_numpy(st, coef)
+
+    def residual_numpy(self, st: EvalState, coef=None):
+        """:meth:`residual` evaluated with numpy through flexmb/kinematics.py (user laws, meshes); with
+        ``use_kernel = False`` entirely in numpy, the reference of the compiled kernels (else the penetrations and
+        rates come from the kernel)."""
         qe, ve = st.qe, st.ve
         c = self._contacts(qe, ve)
         dm = self.approach.trial(c.delta, c.rate, ids=c.ids) if c.delta.size else c.delta
@@ -487,6 +552,19 @@ class PlaneGroup(_Group):
 
     label = "node/sphere-plane contacts"
     n_candidates = property(lambda self: int(self.cand.size))
+    _code = 2              # compiled/forces.py AXIAL: x = n . (X - P)
+    _sides = np.array([0, 0, 1, 0], dtype=np.int64)     # its slots' bodies (compiled/forces.py SLOTS)
+
+    def _candidate_arrays(self):
+        c = self.cand
+        p, l = self.combos[c, 0], self.combos[c, 1]
+        n, m = c.size, self.m_j
+        vec = np.zeros((n, 4, 3))
+        vec[:, 0], vec[:, 1], vec[:, 2] = self.ln[l], self.lu[l], self.u[p]
+        shp = np.zeros((n, 4, 3, m))
+        if m:
+            shp[:, 2] = self.S[p]
+        return self.lb[l], self.pb[p], vec, shp, self.R[p], c, self.plaw[p]
 
     def __init__(self, items, nq, qe, ve):
         side_i, side_j, laws, elements = _BodyIndex(), _BodyIndex(), [], _BodyIndex()
@@ -545,8 +623,8 @@ class PlaneGroup(_Group):
         L, _ = _global_points(qe, ve, s.F_i[self.lb], None, self.lu, None)
         gp, gl = self.skin_p.inflation(X), self.skin_l.inflation(L)
         p, l = self.combos[:, 0], self.combos[:, 1]
-        F = s.F_i[self.lb[l]]
-        n = np.einsum("nij,nj->ni", rot.A(qe[F[:, 3:]]), self.ln[l])
+        F = s.F_i[self.lb]
+        n = np.einsum("nij,nj->ni", rot.A(qe[F[:, 3:]]), self.ln)[l]      # each plane's normal once
         h = np.einsum("nk,nk->n", n, X[p] - L[l]) - self.R[p]
         self.cand = np.flatnonzero(h <= gp[p] + gl[l])
 
@@ -558,11 +636,16 @@ class PlaneGroup(_Group):
     def _evaluate(self, qe, ve) -> _Contacts:
         c = self.cand
         p, l = self.combos[c, 0], self.combos[c, 1]
-        self.stats["evaluations"] += 1
-        self.stats["candidates_evaluated"] += c.size
-        X, V, P, Pd, n, nd = self._frames(qe, ve, p, l)
-        x = np.einsum("nk,nk->n", n, X - P)
-        xdot = np.einsum("nk,nk->n", n, V - Pd) + np.einsum("nk,nk->n", nd, X - P)
+        fast = self._compiled(qe, ve, None, False)      # penetrations and rates in one compiled call
+        if fast is None:
+            self.stats["evaluations"] += 1
+            self.stats["candidates_evaluated"] += c.size
+            X, V, P, Pd, n, nd = self._frames(qe, ve, p, l)
+            x = np.einsum("nk,nk->n", n, X - P)
+            xdot = np.einsum("nk,nk->n", n, V - Pd) + np.einsum("nk,nk->n", nd, X - P)
+            delta, rate = self.R[p] - x, -xdot
+        else:
+            delta, rate = fast[0], fast[1]
         bi, bj = self.lb[l], self.pb[p]
 
         def expression(mask):
@@ -573,7 +656,7 @@ class PlaneGroup(_Group):
             return kin.dot(kin.body_vector(st, 0, self.ln[lm]),
                            kin.separation(st, self.lu[lm], self.u[pm], None, Sj), st.xd)
 
-        return _Contacts(self.R[p] - x, -xdot, c, self.plaw[p], bi, bj, expression)
+        return _Contacts(delta, rate, c, self.plaw[p], bi, bj, expression)
 
     def penetration(self, st: EvalState) -> np.ndarray:
         """Penetration (m) of every node/sphere-plane combination, ``-inf`` where it is not a candidate."""
@@ -611,6 +694,18 @@ class SphereGroup(_Group):
 
     label = "sphere cloud contacts"
     n_candidates = property(lambda self: int(self.ci.size))
+    _code = 0              # compiled/forces.py LENGTH: x = |c_j - c_i|
+    _sides = np.array([0, 1, 0, 0], dtype=np.int64)
+
+    def _candidate_arrays(self):
+        i, j = self.ci, self.cj
+        n = i.size
+        vec = np.zeros((n, 4, 3))
+        vec[:, 0], vec[:, 1] = self.u[i], self.u[j]
+        shp = np.zeros((n, 4, 3, self.m))
+        if self.m:
+            shp[:, 0], shp[:, 1] = self.S[i], self.S[j]
+        return self.sb[i], self.sb[j], vec, shp, self.R[i] + self.R[j], np.arange(n), self.slaw[i]
 
     def __init__(self, clouds, nq, qe, ve):
         side, laws = _BodyIndex(), []
@@ -661,7 +756,9 @@ class SphereGroup(_Group):
         s = self.slots
         X, _ = _global_points(qe, ve, s.F_i[self.sb], s.M_i[self.sb], self.u, self.S)
         grow = self.skin.inflation(X)
-        i, j = sphere_pairs(X, self.R + grow, self.sb)
+        from ..compiled.spheres import grid_pairs      # the pairs of broadphase.sphere_pairs, on a compiled grid
+        i, j = grid_pairs(np.ascontiguousarray(X, dtype=float), np.ascontiguousarray(self.R + grow, dtype=float),
+                          np.ascontiguousarray(self.sb, dtype=np.int64))
         same = self.cloud[i] == self.cloud[j]
         i, j = i[same], j[same]
         swap = self.sb[i] > self.sb[j]                  # body pair (bi < bj): one slot per body pair
@@ -676,13 +773,18 @@ class SphereGroup(_Group):
     def _evaluate(self, qe, ve) -> _Contacts:
         i, j = self.ci, self.cj
         s = self.slots
-        self.stats["evaluations"] += 1
-        self.stats["candidates_evaluated"] += i.size
-        X, V = _global_points(qe, ve, s.F_i[self.sb], s.M_i[self.sb], self.u, self.S)    # every sphere once
         n = i.size
-        d, dd = X[j] - X[i], V[j] - V[i]
-        L = np.linalg.norm(d, axis=1)
-        xdot = np.einsum("nk,nk->n", d, dd) / np.maximum(L, _TINY)
+        fast = self._compiled(qe, ve, None, False)      # penetrations and rates in one compiled call
+        if fast is None:
+            self.stats["evaluations"] += 1
+            self.stats["candidates_evaluated"] += i.size
+            X, V = _global_points(qe, ve, s.F_i[self.sb], s.M_i[self.sb], self.u, self.S)    # every sphere once
+            d, dd = X[j] - X[i], V[j] - V[i]
+            L = np.linalg.norm(d, axis=1)
+            xdot = np.einsum("nk,nk->n", d, dd) / np.maximum(L, _TINY)
+            delta, rate = self.R[i] + self.R[j] - L, -xdot
+        else:
+            delta, rate = fast[0], fast[1]
         bi, bj = self.sb[i], self.sb[j]
 
         def expression(mask):
@@ -693,7 +795,7 @@ class SphereGroup(_Group):
                 Si, Sj = self.S[i[mask]], self.S[j[mask]]
             return kin.norm(kin.separation(st, self.u[i[mask]], self.u[j[mask]], Si, Sj), st.xd)
 
-        return _Contacts(self.R[i] + self.R[j] - L, -xdot, np.arange(n), self.slaw[i], bi, bj, expression)
+        return _Contacts(delta, rate, np.arange(n), self.slaw[i], bi, bj, expression)
 
     def penetration(self, st: EvalState) -> np.ndarray:
         """Penetration ``R_i + R_j - |c_j - c_i|`` (m) of every candidate pair."""

@@ -159,10 +159,11 @@ def _series(s, sign, offset):
 def _exp_coefficients(s):
     """(A, A', A''), (B, B', B''), (C, C', C'') of ``A = sin x / x``, ``B = (1 - cos x) / x^2``,
     ``C = cos x`` as functions of ``s = x^2`` (so that ``exp(psi~) = C I + A psi~ + B psi psi^T``)."""
+    i0_, i1_, i2_ = np.int64(0), np.int64(1), np.int64(2)  # no literals (docs/architecture.md §2)
     if s < _SERIES_EXP:
-        A = _series(s, -1.0, 1)
-        B = _series(s, -1.0, 2)
-        C = _series(s, -1.0, 0)
+        A = _series(s, -1.0, i1_)
+        B = _series(s, -1.0, i2_)
+        C = _series(s, -1.0, i0_)
         return A, B, C
     x = np.sqrt(s)
     a0, c0 = np.sin(x) / x, np.cos(x)
@@ -345,6 +346,7 @@ def _element(d, psi1, psi2, R0, l0, k, cable, W, U, dl):
     u_bar, theta_bar_1 (3), theta_bar_2 (3)); ``k = (EA/l0, GJ/l0, kz11, kz12, kz22, ky11, ky12, ky22,
     average)`` with ``average`` 1 for the element-mean axial strain, 0 for the chord strain.
     Returns False when a local rotation is pi exactly (the logarithm jumps there)."""
+    i3_, i6_ = np.int64(3), np.int64(6)  # no literals (docs/architecture.md §2)
     x = W[18:21]
     for i in range(3):
         _jvar(x[i], d[i], i)
@@ -363,8 +365,8 @@ def _element(d, psi1, psi2, R0, l0, k, cable, W, U, dl):
             _jmul_acc(U, ubar, ubar, 0.5 * k[0])
         return True
     T1, T2 = W[0:9], W[9:18]
-    _triad(psi1, 3, R0, W[60:80], T1)
-    _triad(psi2, 6, R0, W[60:80], T2)
+    _triad(psi1, i3_, R0, W[60:80], T1)
+    _triad(psi2, i6_, R0, W[60:80], T2)
     Rr = W[21:30]                               # row-major: column c = (Rr[c], Rr[3 + c], Rr[6 + c])
     for i in range(3):
         qv[i][:] = 0.0
@@ -624,13 +626,14 @@ class ExactBeamBatch:
     def forces(self, eta: np.ndarray, fel: np.ndarray, Kel: np.ndarray) -> None:
         """Write the internal forces (n, m) into ``fel`` and the dense tangents (n, m, m) into ``Kel`` at the free
         coordinates ``eta`` (n, m) of every body."""
+        true_ = np.bool_(True)  # no literal (docs/architecture.md §2)
         if not np.all(np.isfinite(eta)):
             raise ConvergenceError("exact beam: non-finite nodal coordinates")
         u = np.zeros(self._ndof)
         u[self._free] = eta.reshape(-1)
         f_full = np.zeros(self._ndof)
         kdata = np.zeros(self.n * self.m * self.m + 1)
-        bad = _all_elements(u[self._dofmap], self._X21, self._R0, self._l0, self._k, self.cable, True, f_full,
+        bad = _all_elements(u[self._dofmap], self._X21, self._R0, self._l0, self._k, self.cable, true_, f_full,
                             kdata, self._dofmap, self._pos, np.zeros(self.n_elements), np.zeros((self.n_elements, 7)))
         if bad >= 0:
             raise ConvergenceError(f"exact beam: element {bad} of the group turns by pi relative to its chord (the "

@@ -4,7 +4,7 @@
 Newton-matrix pattern once (the model tuple of :mod:`flexmb.compiled.step`), and then takes a whole
 generalized-alpha step in one compiled call, or a block of fixed steps in one call. A model qualifies when
 it has rigid bodies and flexible bodies (modal, with or without stiffening, or nonlinear beams), joint
-primitives between them (drivers included), applied forces and torques, spring-dampers and bushings,
+primitives between them (drivers included), applied forces and torques, spring-dampers and bushings, DC motors,
 sphere-plane, sphere-sphere and
 clearance contact pairs with built-in laws and no friction, gravity, and no other force elements, velocity
 constraints or joints at stiffened interfaces, and its iteration matrix is small enough for the dense path
@@ -15,16 +15,21 @@ again there, which retries it or raises the failure with its diagnostics.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..bodies.flexible import FlexibleBody
 from ..bodies.rigid import RigidBody
+from ..contact.mesh import PlaneGroup, SphereGroup
 from ..contact.pairs import ContactGroup
 from ..forces.applied import AppliedLoadGroup
+from ..forces.motor import DCMotorGroup
+from ..forces.particles import ParticleAnchorGroup, ParticleGroup, ParticleLinkGroup
 from ..forces.springs import ScalarSpringGroup
-from ..joints.kernels import ROWS, SLOTS
+from ..groups import EvalState
+from ..joints.kernels import ROWS, SLOTS, extend
 from .linalg import DENSE_LIMIT
 
-__all__ = ["CompiledStep", "StepBlock"]
+__all__ = ["CompiledStep", "CompiledEvaluation", "StepBlock"]
 
 
 class StepBlock:
@@ -42,10 +47,18 @@ class StepBlock:
 class CompiledStep:
     """The model tuple of one compiled System for :mod:`flexmb.compiled.step`."""
 
-    def __init__(self, asm):
+    def __init__(self, asm, sparse: bool = False, reorder: bool = True):
         self.asm = asm
+        self.sparse = sparse
+        # block positions in the dense row-major matrix, in the elimination order of the step's dense LU
+        # (elimination_order), or in the CSR value array of the pattern (sparse models); reorder=False keeps the
+        # natural order (CompiledEvaluation hands the dense matrix to the general step as it is)
         h = asm._h
-        self.order, dense = elimination_order(asm)
+        if sparse or not reorder:
+            self.order = np.arange(asm.nq + asm.m, dtype=np.int64)
+            dense = asm.pattern.sparse_positions if sparse else asm.pattern.dense_positions
+        else:
+            self.order, dense = elimination_order(asm)
         rigid = asm.rigid
         kinds = list(ROWS)
         empty_i, empty_f = np.zeros(0, dtype=np.int64), np.zeros(0)
@@ -105,14 +118,18 @@ class CompiledStep:
         norm = (asm.norm.cols, dense[h["norm_jac"]], dense[h["norm_jacT"]], dense[h["norm_hess"]], dense[h["D"]],
                 self.order)
         self.model = (bodies, joints, flex, norm, self._springs(asm, dense), self._contacts(asm, dense),
-                      self._loads(asm, dense), np.flatnonzero(asm.driver_rows).astype(np.int64))
+                      self._loads(asm, dense), np.flatnonzero(asm.driver_rows).astype(np.int64),
+                      self._motors(asm, dense), self._particles(asm, dense))
         self._no_contacts = (empty_f, np.zeros(0, dtype=bool), empty_f)
         self.driven = np.array([cat([c0 for _, c0, _ in self._drivers] or [empty_i]),
                                 cat([c1 for _, _, c1 in self._drivers] or [empty_i])], dtype=np.int64).reshape(2, -1)
         self.blocks_allowed = not asm._stability_bodies      # the stability check runs after each step, in Python
+        # the block inputs of a single step: drivers, loads and voltages are set in the model itself
+        self._no_driven = np.zeros((2, 0), dtype=np.int64)
+        self._no_values, self._no_loads = np.zeros((1, 2, 0)), np.zeros((1, 0, 3))
+        self._no_volts, self._no_rows = np.zeros((1, 0)), np.zeros(0, dtype=np.int64)
         from ..compiled import step
-        self._step, self._run, self.CONVERGED = step.alpha_step, step.alpha_run, step.CONVERGED
-        self.stats = np.zeros(3)
+        self._run, self.CONVERGED = step.alpha_run, step.CONVERGED
 
     def _springs(self, asm, dense) -> tuple:
         """The spring-damper groups' part of the model (compiled/step.py); ``self._refs`` keeps each
@@ -148,9 +165,70 @@ class CompiledStep:
         self._lvec = np.zeros((g.n, 3))
         return g.idx, g.is_force, g.body_fixed, g.s, self._lvec, dense[hl]
 
+    def _motors(self, asm, dense) -> tuple:
+        """The DC motors' part of the model tuple (compiled/step.py); their voltages (``mV``) are set before each
+        step."""
+        groups = family_blocks(asm, DCMotorGroup)
+        self._motor_groups = [g for g, _ in groups]
+        tab, og = [], np.zeros(5, dtype=np.int64)
+        for g, _ in groups:
+            m = g.measure
+            n, nx = m.gather.shape
+            sm = m.shps.shape[3]
+            tab.append((n, nx, m.n_modes[0], m.n_modes[1], sm, *og))
+            og += (n * nx, 12 * n, 12 * n * sm, n, n * (nx + 1) ** 2)
+        ms = [g.measure for g, _ in groups]
+        self._volts = np.zeros(int(sum(g.n for g, _ in groups)))
+        return (np.array(tab, dtype=np.int64).reshape(-1, 10), _cat([m.gather.reshape(-1) for m in ms], np.int64),
+                _cat([g.scatter.reshape(-1) for g, _ in groups], np.int64), _cat([m.vecs.reshape(-1) for m in ms], float),
+                _cat([m.shps.reshape(-1) for m in ms], float),
+                np.array([m.sides for m in ms], dtype=np.int64).reshape(-1, 4), _cat([g.state for g, _ in groups], np.int64),
+                _cat([m.angle_ref for m in ms], float), *(_cat([getattr(g, a) for g, _ in groups], float)
+                                                          for a in ("K_p", "r_a", "L_a", "D")),
+                self._volts, _cat([dense[h] for _, h in groups], np.int64))
+
+    @staticmethod
+    def _particles(asm, dense) -> tuple:
+        """The particle family's part of the model tuple (compiled/step.py ``particle_terms``): gathers (equal to
+        the scatters), masses, gravity, per-instance parameters and block positions of the particles, links and
+        anchors (empty arrays for a model without them)."""
+        f, i = np.float64, np.int64
+        parts = {type(g): (g, h) for g, h in zip(asm.families, asm._h["families"])
+                 if isinstance(g, (ParticleGroup, ParticleLinkGroup, ParticleAnchorGroup))}
+
+        def arr(x, dtype, shape=(0,)):
+            return np.ascontiguousarray(x, dtype=dtype) if x is not None else np.zeros(shape, dtype=dtype)
+
+        g, hp = parts.get(ParticleGroup, (None, None))
+        out = [arr(g and g.scatter, i, (0, 3)), arr(g and g.mass, f), arr(g and g.g, f, (3,)),
+               arr(g and dense[hp], i)]
+        g, hl = parts.get(ParticleLinkGroup, (None, None))
+        out += [arr(g and g.scatter, i, (0, 6)), arr(g and g.k, f), arr(g and g.c, f), arr(g and g.L0, f),
+                arr(g and dense[hl], i)]
+        g, ha = parts.get(ParticleAnchorGroup, (None, None))
+        out += [arr(g and g.scatter, i, (0, 3)), arr(g and g.point, f, (0, 3)), arr(g and g.k, f),
+                arr(g and g.c, f), arr(g and dense[ha], i)]
+        return tuple(out)
+
     def _set_loads(self, t: float) -> None:
         if self._load_group is not None:
             self._lvec[:] = self._load_group.vectors(t)
+        if self._motor_groups:
+            self._volts[:] = np.concatenate([g.supply(t) for g in self._motor_groups])
+
+    def _sample_voltages(self, times: list) -> tuple[np.ndarray, int]:
+        """The motors' supply voltages (len(times), motors) at the block's times and how many leading times are
+        valid (the block ends before a time at which a voltage function raises; the general step then raises
+        it with its message)."""
+        out = np.zeros((len(times), self._volts.size))
+        if not self._motor_groups:
+            return out, len(times)
+        for i, t in enumerate(times):
+            try:
+                out[i] = np.concatenate([g.supply(t) for g in self._motor_groups])
+            except Exception:   # noqa: BLE001 - the general step raises it, with the states so far kept
+                return out, i
+        return out, len(times)
 
     def _sample_loads(self, times: list) -> tuple[np.ndarray, int]:
         """The load vectors (len(times), loads, 3) at the block's times and how many leading times are valid:
@@ -199,8 +277,7 @@ class CompiledStep:
         """Whether a compiled model can take the compiled step (see the module's docstring)."""
         s = asm.system
         return (not reuse_matrix and asm.nq + asm.m <= DENSE_LIMIT
-                and all(isinstance(g, (ScalarSpringGroup, AppliedLoadGroup)) or _plain_contacts(g)
-                        for g in asm.families)
+                and all(isinstance(g, _COMPILED_FAMILIES) or _plain_contacts(g) for g in asm.families)
                 and all(isinstance(b, (RigidBody, FlexibleBody)) for b in s.bodies)
                 and not any(g._python_structures for g in asm.flexible)
                 and asm.nonholonomic.m == 0 and not asm.interface_loads)
@@ -212,19 +289,26 @@ class CompiledStep:
 
     def step(self, s, h: float, params, tol: float, max_iter: int, q_tol):
         """The step of size h from state ``s`` as ``(q, v, vd, a, lam, iterations, factorizations)``, or
-        None when its Newton iteration fails (the caller repeats it on the general path)."""
+        None when its Newton iteration fails (the caller repeats it on the general path). It is a block of one
+        step through the same compiled entry point as :meth:`run` (one function to compile, not two); the
+        caller books its energy and history."""
         self._set_drivers(s.t + h)
         self._set_loads(s.t + h)
         self._load_history()
         nq, m = s.q.size, s.lam.size
-        q, v, vd, a, lam = np.empty(nq), np.empty(nq), np.empty(nq), np.empty(nq), np.empty(m)
+        out = (np.empty(1), np.empty((1, nq)), np.empty((1, nq)), np.empty((1, nq)), np.empty((1, m)), np.empty(1),
+               np.empty(1), np.empty(1))
+        a = np.empty(nq)
+        stats = np.zeros(2)
         use_q_tol = q_tol is not None
-        code = self._step(s.q, s.v, s.vd, s.a, s.lam, h, params.alpha_m, params.alpha_f, params.beta, params.gamma,
-                          tol, q_tol if use_q_tol else s.q, use_q_tol, max_iter, self.asm.active, self.model,
-                          self._dynamic(), self.asm.inertia_scale, q, v, vd, a, lam, self.stats)
-        if code != self.CONVERGED:
+        # t_end = inf: the step is h exactly (alpha_run takes min(h, h_max, t_end - t))
+        k, code = self._run(1, s.t, np.inf, h, h, s.q, s.v, s.vd, s.a, s.lam, params.alpha_m, params.alpha_f,
+                            params.beta, params.gamma, tol, q_tol if use_q_tol else s.q, use_q_tol, max_iter,
+                            self.asm.active, self._no_driven, self._no_values, self._no_loads, self._no_volts, False,
+                            self._no_rows, self.model, self._dynamic(), self.asm.inertia_scale, *out, a, stats)
+        if k != 1:
             return None
-        return q, v, vd, a, lam, int(self.stats[0]), int(self.stats[1])
+        return out[1][0], out[2][0], out[3][0], a, out[4][0], int(stats[0]), int(stats[1])
 
     def run(self, s, n: int, t_end: float, h: float, h_max: float, params, tol: float, max_iter: int,
             energy: bool) -> tuple[StepBlock, int, int]:
@@ -247,6 +331,8 @@ class CompiledStep:
                 c += 1
         loads, n_ok = self._sample_loads(times[:n])
         n = min(n, n_ok)
+        volts, n_ok = self._sample_voltages(times[:n])
+        n = min(n, n_ok)
         nq, m = s.q.size, s.lam.size
         out = (np.empty(n), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, m)), np.empty(n),
                np.empty(n), np.empty(n))
@@ -255,8 +341,8 @@ class CompiledStep:
         stats = np.zeros(2)
         self._load_history()
         k, code = self._run(n, s.t, t_end, h, h_max, s.q, s.v, s.vd, s.a, s.lam, params.alpha_m, params.alpha_f,
-                            params.beta, params.gamma, tol, max_iter, self.asm.active, self.driven, values, loads,
-                            energy, off_rows, self.model, self._dynamic(), self.asm.inertia_scale, *out, a_last,
+                            params.beta, params.gamma, tol, s.q, False, max_iter, self.asm.active, self.driven, values,
+                            loads[:n], volts[:n], energy, off_rows, self.model, self._dynamic(), self.asm.inertia_scale, *out, a_last,
                             stats)
         self._store_history()
         block = StepBlock(k, *(x[:k] for x in out[:5]), a_last, *(x[:k] for x in out[5:]), code != self.CONVERGED)
@@ -288,9 +374,100 @@ def elimination_order(asm) -> tuple[np.ndarray, list]:
     return order, moved
 
 
+_COMPILED_FAMILIES = (ScalarSpringGroup, AppliedLoadGroup, DCMotorGroup, ParticleGroup, ParticleLinkGroup,
+                      ParticleAnchorGroup)
+"""Element families the compiled evaluation holds (besides contact pairs with built-in laws, no friction)."""
+
+
+class _Rows:
+    """Constraint values of a compiled evaluation (the part of ``Assembly.constraints`` the Newton step reads)."""
+
+    __slots__ = ("phi",)
+
+    def __init__(self, phi: np.ndarray):
+        self.phi = phi
+
+
+class CompiledEvaluation:
+    """``Assembly.residual`` of a model the compiled step holds, in one compiled call per Newton iteration, for the
+    models that do not take the whole step compiled: sparse ones (``nq + m > DENSE_LIMIT``) and runs that keep the
+    iteration matrix across steps. :func:`flexmb.compiled.step.equations` evaluates the residual, the constraint
+    values and the Newton-matrix values straight into the CSR value array of the fixed pattern (the pattern's
+    ``sparse_positions``; dense row-major positions for small systems); the factorization (SuperLU, CHOLMOD,
+    LAPACK), its reuse across iterations and steps, and everything else of
+    :meth:`~flexmb.solvers.generalized_alpha.AlphaStepper.step` stay as they are."""
+
+    def __init__(self, asm):
+        self.asm = asm
+        self.n = asm.nq + asm.m
+        self.dense = self.n <= DENSE_LIMIT
+        self.step = CompiledStep(asm, sparse=not self.dense, reorder=False)
+        from ..compiled.scatter import add_at
+        from ..compiled.step import equations
+        self._equations, self._add_at = equations, add_at
+        # candidate contacts (sphere clouds, point-plane): one compiled kernel call per group besides the equations
+        pos = asm.pattern.dense_positions if self.dense else asm.pattern.sparse_positions
+        self._side = [(g, sc, pos[h]) for g, h, sc in zip(asm.families, asm._h["families"], asm._family_scatter)
+                      if _kernel_contacts(g)]
+        self._nnz = asm.pattern.nnz
+        self._empty = np.zeros(0)
+
+    @staticmethod
+    def qualifies(asm) -> bool:
+        """Whether the compiled evaluation holds every term of the model (the families, bodies and rows of
+        :meth:`CompiledStep.qualifies`, at any size)."""
+        s = asm.system
+        return (all(isinstance(g, _COMPILED_FAMILIES) or _plain_contacts(g) or _kernel_contacts(g)
+                    for g in asm.families)
+                and all(isinstance(b, (RigidBody, FlexibleBody)) for b in s.bodies)
+                and not any(g._python_structures for g in asm.flexible)
+                and asm.nonholonomic.m == 0 and not asm.interface_loads)
+
+    def residual(self, q, v, a, lam, t, coef=None):
+        """``(r, rows, S)`` as ``Assembly.residual(q, v, a, lam, t, coef)`` (``rows.phi``: the constraint values;
+        ``S``: the Newton matrix, CSR on the pattern or dense, when ``coef = (cM, cC, cK, cH, cI)`` is given,
+        ``cI`` = 0), or None when an element has no direction there (coincident points; the assembly then
+        reports it)."""
+        c, asm = self.step, self.asm
+        c._set_drivers(t)
+        c._set_loads(t)
+        c._load_history()
+        r, phi = np.empty(asm.nq), np.empty(asm.m)
+        want = coef is not None
+        if want and coef[4] != 0.0:
+            return None
+        vals = np.zeros(self.n * self.n if self.dense else self._nnz) if want else self._empty
+        cM, cC, cK, cH = (float(x) for x in coef[:4]) if want else (0.0, 0.0, 0.0, 0.0)
+        if not self._equations(q, v, a, lam, asm.active, want, cM, cC, cK, cH, c.model, c._dynamic(), r, phi,
+                               vals):
+            return None
+        if self._side:
+            qe, ve = extend(q, v)
+            st = EvalState(q, v, a, t, qe, ve)
+            kc = (cM, cC, cK) if want else None
+            for g, sc, pos in self._side:
+                rg, bg = g.residual(st, kc)
+                self._add_at(r, sc, np.ascontiguousarray(rg, dtype=float).reshape(-1))
+                if want:
+                    self._add_at(vals, pos, np.ascontiguousarray(bg, dtype=float).reshape(-1))
+        if not want:
+            return r, _Rows(phi), None
+        if self.dense:
+            return r, _Rows(phi), vals.reshape(self.n, self.n)
+        pat = asm.pattern
+        S = sp.csr_matrix(pat.shape)        # empty shell on the fixed structure (as BlockPattern.assemble)
+        S.data, S.indices, S.indptr = vals, pat.indices, pat.indptr
+        return r, _Rows(phi), S
+
+
 def family_blocks(asm, kind: type) -> list[tuple]:
     """The element-family groups of type ``kind`` of a compiled model with their Newton-block handles."""
     return [(g, h) for g, h in zip(asm.families, asm._h["families"]) if isinstance(g, kind)]
+
+
+def _kernel_contacts(g) -> bool:
+    """A candidate-contact group with a compiled narrow phase and built-in laws (flexmb/contact/mesh.py)."""
+    return isinstance(g, (SphereGroup, PlaneGroup)) and not g.law_table.any_user and g.use_kernel
 
 
 def _plain_contacts(g) -> bool:

@@ -29,7 +29,7 @@ import numpy as np
 from ..compiled.stepping import apply_increment, corrected_rates, newton_rhs, newton_weights, predict
 from ..errors import ConvergenceError, ModelError
 from .linalg import DENSE_LIMIT, SingularMatrixError, factorize, saddle_scale, scaled
-from .compiled_step import CompiledStep
+from .compiled_step import CompiledEvaluation, CompiledStep
 
 
 @dataclass(frozen=True)
@@ -112,6 +112,9 @@ class AlphaStepper:
         self._lu_h = None
         # models of bodies and joints: the whole step in one compiled call (flexmb/solvers/compiled_step.py)
         self.compiled = CompiledStep(asm) if CompiledStep.qualifies(asm, self.reuse) else None
+        # the others of those models (sparse, or keeping the matrix): one compiled evaluation per iteration
+        self.evaluation = (CompiledEvaluation(asm) if self.compiled is None and CompiledEvaluation.qualifies(asm)
+                           else None)
 
     def forget_matrix(self) -> None:
         self._lu = None
@@ -155,7 +158,10 @@ class AlphaStepper:
                        100.0 * np.finfo(float).eps, wq)
         for it in range(1, self.max_iter + 1):
             need_matrix = lu is None
-            r, c, S = asm.residual(q, v, vd, lam, t1, coef=coef if need_matrix else None, nh=nh)
+            out = (self.evaluation.residual(q, v, vd, lam, t1, coef if need_matrix else None)
+                   if self.evaluation is not None else None)
+            r, c, S = out if out is not None else asm.residual(q, v, vd, lam, t1, coef=coef if need_matrix else None,
+                                                                nh=nh)
             here = (q, v, vd, lam, t1, coef[:3])
             if not newton_rhs(r, c.phi, scale, rhs):
                 raise NewtonFailure(math.inf, self._worst(c.phi), "non-finite residual", not fresh, here)

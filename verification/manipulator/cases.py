@@ -79,6 +79,7 @@ def rigid_case(label: str, final: tuple[float, ...]) -> Callable[[bool], CaseRes
         r.figures.append(_torque_figure(res.t, tau, tau_ref, label))
         return r
 
+    case.__name__ = f"rigid_{label}_inverse_dynamics"
     return case
 
 
@@ -157,6 +158,7 @@ def flexible_case(label: str, final: tuple[float, ...]) -> Callable[[bool], Case
         r.figures.append(_deviation_figure(res.t, deviation, label))
         return r
 
+    case.__name__ = f"flexible_{label}_prescribed_motion"
     return case
 
 

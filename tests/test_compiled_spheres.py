@@ -1,0 +1,143 @@
+"""The compiled narrow phase of sphere clouds (flexmb/compiled/spheres.py) against the vectorized numpy evaluation it
+replaces (``residual_numpy``, through flexmb/kinematics.py) and against central differences.
+
+Both evaluate the same expressions (measure, law, exact blocks) in another order of floating-point operations:
+residuals and blocks agree to 1e-12 relative to their largest entry. The blocks are the exact derivatives of the
+residual: central differences with step 1e-7 agree to 1e-6 relative (truncation ~ h^2 |r'''| and round-off
+~ eps |r| / h, both far below that for these smooth laws away from a contact's onset).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import flexmb as fm
+from flexmb.contact import LankaraniNikravesh, LinearSpringDamper
+from flexmb.contact.mesh import PlaneGroup, SphereCloudContact, SphereGroup
+from flexmb.groups import EvalState
+from flexmb.joints.kernels import extend
+
+R = 0.01
+
+
+def _cloud(coupling: str, law) -> tuple:
+    """Eight spheres on a 2 x 2 x 2 lattice, closer than a diameter (every neighbour pair penetrates), the lowest
+    layer below the floor, a wall through the first column; random velocities and spins."""
+    rng = np.random.default_rng(3)
+    s = fm.System(gravity=(0.0, -9.81, 0.0), name="cloud")
+    pos = np.array([(i, j, k) for i in range(2) for j in range(2) for k in range(2)], float) * 1.9 * R
+    pos += np.array([0.5 * R, 0.8 * R, 0.0]) + rng.uniform(-0.02 * R, 0.02 * R, pos.shape)
+    bodies = [s.add(fm.RigidBody(0.03, (1e-6, 1.2e-6, 0.9e-6), position=p, velocity=rng.normal(0.0, 0.3, 3),
+                                 angular_velocity=rng.normal(0.0, 5.0, 3), name=f"b{k}"))
+              for k, p in enumerate(pos)]
+    # off-centre spheres: the contact measures then depend on the rotations too
+    centres = pos + rng.uniform(-0.1 * R, 0.1 * R, pos.shape)
+    s.add(SphereCloudContact(bodies, centres, R, law, planes=[(s.ground, (0, 0, 0), (0, 1, 0)),
+                                                                (s.ground, (0, 0, 0), (1, 0, 0))],
+                             margin=R, coupling=coupling, name="cloud"))
+    asm = s.compile()
+    q, v = asm.initial_state()
+    asm.start(q, v)
+    return asm, q, v
+
+
+def _state(asm, q, v):
+    qe, ve = extend(q, v)
+    return EvalState(q, v, np.zeros(asm.nq), 0.0, qe, ve)
+
+
+LAWS = {"hertz": LankaraniNikravesh(1e9, 0.5), "linear": LinearSpringDamper(1e5, 0.5, 0.015)}
+
+
+@pytest.mark.parametrize("coupling", ["all", "none"])
+@pytest.mark.parametrize("law", ["hertz", "linear"])
+def test_compiled_narrow_phase_equals_numpy(coupling, law):
+    asm, q, v = _cloud(coupling, LAWS[law])
+    groups = [g for g in asm.families if isinstance(g, (SphereGroup, PlaneGroup))]
+    assert {type(g) for g in groups} == {SphereGroup, PlaneGroup}
+    rng = np.random.default_rng(7)
+    st = _state(asm, q, v + rng.normal(0.0, 0.05, v.size))
+    coef = (0.7, 1e-3, 1e-6)
+    touching = 0
+    for g in groups:
+        assert g.n_candidates > 0
+        g.use_kernel, g._cache = False, []
+        r0, b0 = g.residual(st, coef)                       # numpy alone (flexmb/kinematics.py)
+        d0 = g.penetration(st)
+        g.use_kernel, g._cache = True, []
+        r1, b1 = g.residual(st, coef)
+        d1 = g.penetration(st)
+        cand = np.isfinite(d0)                                # -inf: not a candidate (plane combinations)
+        assert np.array_equal(cand, np.isfinite(d1))
+        assert np.max(np.abs(d1[cand] - d0[cand])) <= 1e-15   # m: penetrations of ~1e-3 m, to round-off
+        assert np.max(np.abs(r0)) > 0.0
+        touching += np.count_nonzero(np.abs(r0).sum(axis=1))
+        assert np.max(np.abs(r1 - r0)) <= 1e-12 * np.max(np.abs(r0))
+        assert np.max(np.abs(b1 - b0)) <= 1e-12 * np.max(np.abs(b0))
+        r2, none = g.residual(st, None)
+        assert none is None and np.max(np.abs(r2 - r0)) <= 1e-12 * np.max(np.abs(r0))
+    assert touching >= 4
+
+
+@pytest.mark.parametrize("coupling", ["all", "none"])
+def test_compiled_blocks_are_the_derivatives(coupling):
+    """dr/dq (coef (0, 0, 1)) and dr/dv (coef (0, 1, 0)) of the compiled kernel against central differences of its
+    residual, scattered to system coordinates (coupled slots: the whole pair block; self slots: the own-body
+    blocks only, which is what a self slot keeps)."""
+    asm, q, v = _cloud(coupling, LAWS["hertz"])
+    g = next(g for g in asm.families if isinstance(g, SphereGroup))
+    sc = g.scatter
+    st = _state(asm, q, v)
+
+    def assemble(r):
+        out = np.zeros(asm.nq)
+        ok = sc >= 0
+        np.add.at(out, sc[ok], r[ok])
+        return out
+
+    def matrix(blk):
+        M = np.zeros((asm.nq, asm.nq))
+        for s, b in zip(sc, blk):
+            ok = s >= 0
+            M[np.ix_(s[ok], s[ok])] += b[np.ix_(ok, ok)]
+        return M
+
+    for which, coef in ((0, (0.0, 0.0, 1.0)), (1, (0.0, 1.0, 0.0))):
+        K = matrix(g.residual(st, coef)[1])
+        cols = np.unique(sc[sc >= 0])
+        h = 1e-7
+        D = np.zeros((asm.nq, asm.nq))
+        for c in cols:
+            x = [q.copy(), v.copy()]
+            x[which][c] += h
+            rp = assemble(g.residual(_state(asm, *x), None)[0])
+            x[which][c] -= 2 * h
+            rm = assemble(g.residual(_state(asm, *x), None)[0])
+            D[:, c] = (rp - rm) / (2 * h)
+        if coupling == "none":          # self slots keep the own-body blocks only
+            own = np.zeros_like(D, dtype=bool)
+            for b in range(len(asm.system.bodies)):
+                i = np.arange(7 * b, 7 * b + 7)
+                own[np.ix_(i, i)] = True
+            D = np.where(own, D, 0.0)
+        scale = np.max(np.abs(D))
+        assert scale > 0.0
+        assert np.max(np.abs(K - D)) <= 1e-6 * scale
+
+
+@pytest.mark.parametrize("n, spread", [(0, 1.0), (1, 1.0), (300, 0.1), (2000, 0.3), (500, 50.0)])
+def test_grid_broad_phase_finds_the_pairs_of_the_tree_search(n, spread):
+    """The compiled grid search returns exactly the pairs of ``broadphase.sphere_pairs`` (cKDTree), in the same
+    order: clustered and sparse clouds, mixed radii, pairs of one group excluded."""
+    from flexmb.compiled.spheres import grid_pairs
+    from flexmb.contact.broadphase import sphere_pairs
+    rng = np.random.default_rng(n)
+    c = rng.uniform(0.0, spread, (n, 3))
+    e = rng.uniform(0.005, 0.02, n)
+    e[::50] *= 5.0                                            # a few large ones
+    g = rng.integers(0, max(n // 3, 1), n)
+    i0, j0 = sphere_pairs(c, e, g)
+    i1, j1 = grid_pairs(c, e, g.astype(np.int64))
+    assert np.array_equal(i0, i1) and np.array_equal(j0, j1)
+    if n >= 300 and spread < 1.0:
+        assert i0.size > n                                    # a dense cloud: many pairs
