@@ -38,6 +38,7 @@ from numba import njit
 
 from .beam import MAX_POINTS, energy as beam_energy, forces_dense
 from .rotations import jacobian_B, matrix_G, rotation_matrix
+from .views import view
 
 # omega products of the load cases wxwx, wywy, wzwz, wxwy, wywz, wxwz (theory-stiffening.md §1.1)
 _PI = (0, 1, 2, 0, 1, 0)
@@ -46,7 +47,7 @@ _PJ = (0, 1, 2, 1, 2, 2)
 FLOATS = ("gravity", "mass", "s0", "J0", "St", "Sr", "Mee", "xp", "Jk", "pp", "Jkl", "Skl", "K", "D", "G", "Kextra",
           "beam_D", "beam_w", "beam_Kb", "beam_Hbar", "beam_EAL")
 _NF = len(FLOATS)
-INTS = ("idx", "pair_k", "pair_l", "beam_loc", "beam_owner", "beam_nq", "beam_avg")
+INTS = ("idx", "pair_k", "pair_l", "beam_loc", "beam_owner", "beam_nq", "beam_avg", "band")
 WORK = ("fel", "Kel", "p", "pd", "pdd", "eta", "etad", "etadd", "wacc", "a0", "al", "om", "S", "J", "L", "Sw", "Z",
         "W", "vSt", "Jw", "coef", "dcp", "Geta", "dJ", "dW", "trZ", "trdW", "Jdom", "F", "Pa0", "Pal", "Pom", "Peta",
         "Petad", "Petadd", "inner")
@@ -65,7 +66,7 @@ def layout(n: int, m: int, npairs: int, linear: bool, stiff: bool, ne: int, extr
                   beam_D=(ne, MAX_POINTS, 4, 12), beam_w=(ne, MAX_POINTS), beam_Kb=(ne, 12, 12),
                   beam_Hbar=(ne, 12, 12), beam_EAL=(ne,))
     ints = dict(idx=(n, 7 + m), pair_k=(npairs,), pair_l=(npairs,), beam_loc=(ne, 12), beam_owner=(ne,),
-                beam_nq=(ne,), beam_avg=(ne,))
+                beam_nq=(ne,), beam_avg=(ne,), band=(2, m))
     c = 6 + m
     work = dict(fel=(nS, m), Kel=(nS, m, m), p=(4,), pd=(4,), pdd=(4,), eta=(m,), etad=(m,), etadd=(m,), wacc=(3,),
                 a0=(3,), al=(3,), om=(3,), S=(3,), J=(3, 3), L=(3, m), Sw=(3, m), Z=(3, 3, m), W=(3, 3), vSt=(3,),
@@ -94,26 +95,22 @@ def pack(shapes: dict, dtype, values: dict | None = None) -> tuple[np.ndarray, n
 
 @njit(cache=True)
 def _v1(buf, tab, k):
-    o = tab[k, 0]
-    return buf[o:o + tab[k, 1]]
+    return view(buf, tab[k, 0], (tab[k, 1],))
 
 
 @njit(cache=True)
 def _v2(buf, tab, k):
-    o, d0, d1 = tab[k, 0], tab[k, 1], tab[k, 2]
-    return buf[o:o + d0 * d1].reshape((d0, d1))
+    return view(buf, tab[k, 0], (tab[k, 1], tab[k, 2]))
 
 
 @njit(cache=True)
 def _v3(buf, tab, k):
-    o, d0, d1, d2 = tab[k, 0], tab[k, 1], tab[k, 2], tab[k, 3]
-    return buf[o:o + d0 * d1 * d2].reshape((d0, d1, d2))
+    return view(buf, tab[k, 0], (tab[k, 1], tab[k, 2], tab[k, 3]))
 
 
 @njit(cache=True)
 def _v4(buf, tab, k):
-    o, d0, d1, d2, d3 = tab[k, 0], tab[k, 1], tab[k, 2], tab[k, 3], tab[k, 4]
-    return buf[o:o + d0 * d1 * d2 * d3].reshape((d0, d1, d2, d3))
+    return view(buf, tab[k, 0], (tab[k, 1], tab[k, 2], tab[k, 3], tab[k, 4]))
 
 
 @njit(cache=True)
@@ -130,7 +127,7 @@ def _ints(idata, tab):
     """Views of the int buffer in the order of INTS (table rows after the floats)."""
     k = 1 + _NF
     return (_v2(idata, tab, k), _v1(idata, tab, k + 1), _v1(idata, tab, k + 2), _v2(idata, tab, k + 3),
-            _v1(idata, tab, k + 4), _v1(idata, tab, k + 5), _v1(idata, tab, k + 6))
+            _v1(idata, tab, k + 4), _v1(idata, tab, k + 5), _v1(idata, tab, k + 6), _v2(idata, tab, k + 7))
 
 
 @njit(cache=True)
@@ -182,14 +179,16 @@ def _contract(i, s0, J0, St, Sr, Jk, Jkl, Skl, pk, pl, eta, etad, S, vSt, J, L, 
 
 
 @njit(cache=True)
-def _bodies(q, v, a, fl, it, wk, linear, jac, cM, cC, cK, res, blk, Fo, Pa0o, Palo, Pomo, Petao, Petado, Petaddo, Ao,
-            Gpo):
+def _bodies(q, v, a, fd, idata, wd, tab, linear, jac, cM, cC, cK, res, blk, Fo, Pa0o, Palo, Pomo, Petao, Petado,
+            Petaddo, Ao, Gpo):
     """Forces ``F`` (6 + m,) of every body and, with ``jac``, their partials (6 + m, 3 or m), with A(p), G(p).
     Residual mode (``res`` non-empty): each body's into the work arrays, then its residual row and Newton
     block (:func:`_residual`); terms mode: into ``Fo[i]``, ``P*o[i]``, ``Ao[i]``, ``Gpo[i]``. Units: N, N m,
-    N (modal, per unit eta)."""
+    N (modal, per unit eta). The views of the group's buffers are taken here, not passed in (a call with
+    ~60 arrays in its arguments costs about a microsecond)."""
+    fl, it, wk = _floats(fd, tab), _ints(idata, tab), _work(wd, tab)
     gravity, mass, s0, J0, St, Sr, Mee, xp, Jk, pp, Jkl, Skl, K, D, G, Kextra, bD, bw, bKb, bH, bEAL = fl
-    idx, pk, pl, loc, owner, nq, avg = it
+    idx, pk, pl, loc, owner, nq, avg, band = it
     (fel, Kel, p, pd, pdd, eta, etad, etadd, wacc, a0, al, om, S, J, L, Sw, Z, W, vSt, Jw, coef, dcp, Geta, dJ, dW,
      trZ, trdW, Jdom, Fw, Pa0w, Palw, Pomw, Petaw, Petadw, Petaddw, inner) = wk
     m = eta.size
@@ -267,7 +266,7 @@ def _bodies(q, v, a, fl, it, wk, linear, jac, cM, cC, cK, res, blk, Fo, Pa0o, Pa
             for c in range(12):
                 for k in range(m):
                     t1 = 0.0
-                    for l in range(m):
+                    for l in range(band[0, k], band[1, k]):
                         t1 += G[i, c, k, l] * eta[l]
                     Geta[c, k] = t1
         # F_V
@@ -300,7 +299,7 @@ def _bodies(q, v, a, fl, it, wk, linear, jac, cM, cC, cK, res, blk, Fo, Pa0o, Pa
                 for y in range(3):
                     cf += om[x] * om[y] * Z[x, y, k]
             t2 = 0.0
-            for l in range(m):
+            for l in range(band[0, k], band[1, k]):
                 t2 += Mee[i, k, l] * etadd[l] + D[i, k, l] * etad[l]
                 if linear:
                     t2 += K[i, k, l] * eta[l]
@@ -364,7 +363,10 @@ def _bodies(q, v, a, fl, it, wk, linear, jac, cM, cC, cK, res, blk, Fo, Pa0o, Pa
                 for k in range(m):
                     Peta[3 + r, k] = 0.0
             for k in range(m):
-                for l in range(m):
+                # outside the band the work arrays' elastic rows stay at their packed zeros (residual mode);
+                # the caller's arrays of terms mode are written in full
+                lo, hi = (0, m) if terms_mode else (band[0, k], band[1, k])
+                for l in range(lo, hi):
                     t1 = Kt[k, l]
                     if stiff:
                         for c in range(12):
@@ -417,27 +419,33 @@ def _bodies(q, v, a, fl, it, wk, linear, jac, cM, cC, cK, res, blk, Fo, Pa0o, Pa
                     Petadd[3 + r, k] = L[r, k]
         if not terms_mode:
             _residual(i, F, Pa0, Pal, Pom, Peta, Petad, Petadd, A, Gp, p, pd, pdd, wacc, m, nc, cM, cC, cK, jac, res,
-                      blk, inner, pc, Da, G2d, G2dd, BF)
+                      blk, inner, pc, Da, G2d, G2dd, BF, band)
 
 
 @njit(cache=True)
-def _elastic(q, fl, it, wk, linear):
+def _elastic(q, fd, idata, wd, tab, linear):
     """Structure forces and dense tangents of all bodies from the compiled beam loop (when the group
     has beam elements), plus the constant node-spring stiffness ``Kextra``."""
+    if linear:
+        return
+    fl, it, wk = _floats(fd, tab), _ints(idata, tab), _work(wd, tab)
     gravity, mass, s0, J0, St, Sr, Mee, xp, Jk, pp, Jkl, Skl, K, D, G, Kextra, bD, bw, bKb, bH, bEAL = fl
-    idx, pk, pl, loc, owner, nq, avg = it
+    idx, pk, pl, loc, owner, nq, avg, band = it
     fel, Kel = wk[0], wk[1]
     if linear or loc.shape[0] == 0:
         return
     fel[:, :] = 0.0
-    Kel[:, :, :] = 0.0
-    forces_dense(q, idx, 7, loc, owner, bD, bw, nq, avg, bKb, bH, bEAL, fel, Kel)
     n, m = fel.shape
+    for b in range(n):          # outside the band Kel stays at its packed zeros
+        for k in range(m):
+            for l in range(band[0, k], band[1, k]):
+                Kel[b, k, l] = 0.0
+    forces_dense(q, idx, 7, loc, owner, bD, bw, nq, avg, bKb, bH, bEAL, fel, Kel)
     if Kextra.shape[0] > 0:
         for b in range(n):
             for k in range(m):
                 t = 0.0
-                for l in range(m):
+                for l in range(band[0, k], band[1, k]):
                     t += Kextra[b, k, l] * q[idx[b, 7 + l]]
                     Kel[b, k, l] += Kextra[b, k, l]
                 fel[b, k] += t
@@ -451,16 +459,16 @@ def evaluate(q, v, a, fd, idata, wd, tab, cM, cC, cK, jac, r, blk, F, Pa0, Pal, 
     into ``r`` and, with ``jac``, the blocks ``cM M + cC C + cK K`` into ``blk`` (n, 7 + m, 7 + m).
     Terms mode (``r`` of size 0): the body-frame forces into ``F`` (n, 6 + m), with ``jac`` their partials
     into ``P*`` (n, 6 + m, 3 or m), and ``A`` (n, 3, 3), ``Gp`` (n, 3, 4)."""
-    fl, it, wk = _floats(fd, tab), _ints(idata, tab), _work(wd, tab)
     linear = tab[0, 2] == 1
-    _elastic(q, fl, it, wk, linear)
-    _bodies(q, v, a, fl, it, wk, linear, jac, cM, cC, cK, r, blk, F, Pa0, Pal, Pom, Peta, Petad, Petadd, A, Gp)
+    _elastic(q, fd, idata, wd, tab, linear)
+    _bodies(q, v, a, fd, idata, wd, tab, linear, jac, cM, cC, cK, r, blk, F, Pa0, Pal, Pom, Peta, Petad, Petadd, A, Gp)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _residual(i, F, Pa0, Pal, Pom, Peta, Petad, Petadd, A, Gp, p, pd, pdd, wacc, m, nc, cM, cC, cK, jac, r, blk, inner,
-              pc, Da, G2d, G2dd, BF):
-    """Residual row ``i`` and, with ``jac``, Newton block ``i`` from body ``i``'s forces and partials."""
+              pc, Da, G2d, G2dd, BF, band):
+    """Residual row ``i`` and, with ``jac``, Newton block ``i`` from body ``i``'s forces and partials; the elastic
+    rows' partials by the modal coordinates are zero outside ``band`` (skipped)."""
     for x in range(3):
         r[i, x] = A[x, 0] * F[0] + A[x, 1] * F[1] + A[x, 2] * F[2]
     for j in range(4):
@@ -481,19 +489,20 @@ def _residual(i, F, Pa0, Pal, Pom, Peta, Petad, Petadd, A, Gp, p, pd, pdd, wacc,
     matrix_G(pdd, G2dd)
     inner[:, :] = 0.0
     for row in range(6 + m):
+        lo, hi = (0, m) if row < 6 else (band[0, row - 6], band[1, row - 6])
         if cM != 0.0:
             for x in range(3):
                 inner[row, x] += cM * (Pa0[row, 0] * A[x, 0] + Pa0[row, 1] * A[x, 1] + Pa0[row, 2] * A[x, 2])
             for j in range(4):
                 inner[row, 3 + j] += cM * (2.0 * (Pal[row, 0] * Gp[0, j] + Pal[row, 1] * Gp[1, j]
                                                   + Pal[row, 2] * Gp[2, j]))
-            for k in range(m):
+            for k in range(lo, hi):
                 inner[row, 7 + k] += cM * Petadd[row, k]
         if cC != 0.0:
             for j in range(4):
                 inner[row, 3 + j] += cC * (2.0 * (Pom[row, 0] * Gp[0, j] + Pom[row, 1] * Gp[1, j]
                                                   + Pom[row, 2] * Gp[2, j]))
-            for k in range(m):
+            for k in range(lo, hi):
                 inner[row, 7 + k] += cC * Petad[row, k]
         if cK != 0.0:
             for j in range(4):
@@ -501,7 +510,7 @@ def _residual(i, F, Pa0, Pal, Pom, Peta, Petad, Petadd, A, Gp, p, pd, pdd, wacc,
                 for x in range(3):
                     t += Pa0[row, x] * Da[x, j] - Pal[row, x] * (2.0 * G2dd[x, j]) - Pom[row, x] * (2.0 * G2d[x, j])
                 inner[row, 3 + j] += cK * t
-            for k in range(m):
+            for k in range(lo, hi):
                 inner[row, 7 + k] += cK * Peta[row, k]
     for c in range(nc):
         for x in range(3):
@@ -607,13 +616,13 @@ def _gravity(q, fl, it, n):
 
 
 @njit(cache=True, inline="always")
-def _quadratic(x, idx, M, i):
-    """``x_i^T M_i x_i / 2`` with ``x_i = x[idx[i, 7:]]``."""
+def _quadratic(x, idx, M, i, band):
+    """``x_i^T M_i x_i / 2`` with ``x_i = x[idx[i, 7:]]`` (``M_i`` zero outside ``band``)."""
     m = M.shape[1]
     s = 0.0
     for k in range(m):
         t = 0.0
-        for l in range(m):
+        for l in range(band[0, k], band[1, k]):
             t += M[i, k, l] * x[idx[i, 7 + l]]
         s += x[idx[i, 7 + k]] * t
     return 0.5 * s
@@ -627,7 +636,7 @@ def energy(q, v, fd, idata, wd, tab, which, out):
     ``-sum eta_d^T D eta_d`` (returned, <= 0)."""
     fl, it, wk = _floats(fd, tab), _ints(idata, tab), _work(wd, tab)
     gravity, mass, s0, J0, St, Sr, Mee, xp, Jk, pp, Jkl, Skl, K, D, G, Kextra, bD, bw, bKb, bH, bEAL = fl
-    idx, pk, pl, loc, owner, nq, avg = it
+    idx, pk, pl, loc, owner, nq, avg, band = it
     n = tab[0, 0]
     total = 0.0
     if which == 0:
@@ -636,13 +645,13 @@ def energy(q, v, fd, idata, wd, tab, which, out):
         total = _gravity(q, fl, it, n)
     elif which == 2:
         for i in range(n):
-            out[i] = _quadratic(q, idx, K, i) if tab[0, 2] == 1 else 0.0
+            out[i] = _quadratic(q, idx, K, i, band) if tab[0, 2] == 1 else 0.0
         if loc.shape[0] > 0:
             beam_energy(q, idx, 7, loc, owner, bD, bw, nq, avg, bKb, bEAL, out)
         if Kextra.shape[0] > 0:
             for i in range(n):
-                out[i] += _quadratic(q, idx, Kextra, i)
+                out[i] += _quadratic(q, idx, Kextra, i, band)
     else:
         for i in range(n):
-            total -= 2.0 * _quadratic(v, idx, D, i)
+            total -= 2.0 * _quadratic(v, idx, D, i, band)
     return total

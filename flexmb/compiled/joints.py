@@ -20,7 +20,8 @@ from .pairs import (angle, angle_hess, angle_quad, attached, attached_hess, atta
 # pair columns of each instance; u0 (n, slots, 3) the body-fixed vectors at zero deformation and
 # S (n, slots, 3, max(m_i, m_j)) their attachment shapes (SLOTS); m_i the modal count of body i;
 # drive (3, n): f(t), f''(t) and the constant (distance L or coordinate index) of each instance.
-# Evaluation kernels write phi (n r,), jac (n r, nx), gamma (n r,); Hessian kernels H (n, nx, nx).
+# Evaluation kernels write phi (n r,), jac (n r, nx), gamma (n r,) -- gamma of size 0 skips the acceleration
+# terms (the compiled step needs Phi and its Jacobian only); Hessian kernels H (n, nx, nx).
 
 @njit(cache=True)
 def _point_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
@@ -28,6 +29,7 @@ def _point_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
     i14_ = np.int64(14)  # no literal (docs/architecture.md §2)
     n, nx = gather.shape
     m_j = nx - 14 - m_i
+    with_gamma = gamma.size > 0
     x, xd = np.empty(nx), np.empty(nx)
     ui, uj, d, q = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     for k in range(n):
@@ -37,10 +39,12 @@ def _point_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
         d.fill(0.0)
         q.fill(0.0)
         separation(x, u0[k, 0], S[k, 0], i14_, m_i, u0[k, 1], S[k, 1], 14 + m_i, m_j, ui, uj, d, J)
-        separation_quad(x, xd, ui, S[k, 0], i14_, m_i, uj, S[k, 1], 14 + m_i, m_j, q)
         for a in range(3):
             phi[3 * k + a] = d[a]
-            gamma[3 * k + a] = -q[a]
+        if with_gamma:
+            separation_quad(x, xd, ui, S[k, 0], i14_, m_i, uj, S[k, 1], 14 + m_i, m_j, q)
+            for a in range(3):
+                gamma[3 * k + a] = -q[a]
 
 
 @njit(cache=True)
@@ -65,6 +69,7 @@ def _dot1_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
     i0_, i14_, i1_ = np.int64(0), np.int64(14), np.int64(1)  # no literals (docs/architecture.md §2)
     n, nx = gather.shape
     m_j = nx - 14 - m_i
+    with_gamma = gamma.size > 0
     x, xd = np.empty(nx), np.empty(nx)
     ua, ub, va, vb, qa, qb = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     Ja, Jb = np.empty((3, nx)), np.empty((3, nx))
@@ -79,10 +84,11 @@ def _dot1_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
         jac[k].fill(0.0)
         attached(x, i0_, u0[k, 0], S[k, 0], i14_, m_i, 1.0, ua, va, Ja)
         attached(x, i1_, u0[k, 1], S[k, 1], 14 + m_i, m_j, 1.0, ub, vb, Jb)
-        attached_quad(x, xd, i0_, ua, S[k, 0], i14_, m_i, 1.0, qa)
-        attached_quad(x, xd, i1_, ub, S[k, 1], 14 + m_i, m_j, 1.0, qb)
         phi[k] = dot(va, Ja, vb, Jb, jac[k]) - drive[0, k]
-        gamma[k] = drive[1, k] - dot_quad(va, Ja, qa, vb, Jb, qb, xd)
+        if with_gamma:
+            attached_quad(x, xd, i0_, ua, S[k, 0], i14_, m_i, 1.0, qa)
+            attached_quad(x, xd, i1_, ub, S[k, 1], 14 + m_i, m_j, 1.0, qb)
+            gamma[k] = drive[1, k] - dot_quad(va, Ja, qa, vb, Jb, qb, xd)
 
 
 @njit(cache=True)
@@ -118,6 +124,7 @@ def _dot2_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
     i0_, i14_ = np.int64(0), np.int64(14)  # no literals (docs/architecture.md §2)
     n, nx = gather.shape
     m_j = nx - 14 - m_i
+    with_gamma = gamma.size > 0
     x, xd = np.empty(nx), np.empty(nx)
     ua, ui, uj, va = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     d, qa, qd = np.empty(3), np.empty(3), np.empty(3)
@@ -133,10 +140,11 @@ def _dot2_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
         jac[k].fill(0.0)
         attached(x, i0_, u0[k, 0], S[k, 0], i14_, m_i, 1.0, ua, va, Ja)
         separation(x, u0[k, 1], S[k, 1], i14_, m_i, u0[k, 2], S[k, 2], 14 + m_i, m_j, ui, uj, d, Jd)
-        attached_quad(x, xd, i0_, ua, S[k, 0], i14_, m_i, 1.0, qa)
-        separation_quad(x, xd, ui, S[k, 1], i14_, m_i, uj, S[k, 2], 14 + m_i, m_j, qd)
         phi[k] = dot(va, Ja, d, Jd, jac[k]) - drive[0, k]
-        gamma[k] = drive[1, k] - dot_quad(va, Ja, qa, d, Jd, qd, xd)
+        if with_gamma:
+            attached_quad(x, xd, i0_, ua, S[k, 0], i14_, m_i, 1.0, qa)
+            separation_quad(x, xd, ui, S[k, 1], i14_, m_i, uj, S[k, 2], 14 + m_i, m_j, qd)
+            gamma[k] = drive[1, k] - dot_quad(va, Ja, qa, d, Jd, qd, xd)
 
 
 @njit(cache=True)
@@ -172,6 +180,7 @@ def _distance_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
     i14_ = np.int64(14)  # no literal (docs/architecture.md §2)
     n, nx = gather.shape
     m_j = nx - 14 - m_i
+    with_gamma = gamma.size > 0
     x, xd = np.empty(nx), np.empty(nx)
     ui, uj, d, qd = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     Jd, g = np.empty((3, nx)), np.empty(nx)
@@ -182,13 +191,14 @@ def _distance_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
         Jd.fill(0.0)
         g.fill(0.0)
         separation(x, u0[k, 0], S[k, 0], i14_, m_i, u0[k, 1], S[k, 1], 14 + m_i, m_j, ui, uj, d, Jd)
-        separation_quad(x, xd, ui, S[k, 0], i14_, m_i, uj, S[k, 1], 14 + m_i, m_j, qd)
         dd = dot(d, Jd, d, Jd, g)
         for c in range(nx):
             jac[k, c] = 0.5 * g[c]
         L = drive[2, k]
         phi[k] = 0.5 * (dd - L * L) - drive[0, k]
-        gamma[k] = drive[1, k] - 0.5 * dot_quad(d, Jd, qd, d, Jd, qd, xd)
+        if with_gamma:
+            separation_quad(x, xd, ui, S[k, 0], i14_, m_i, uj, S[k, 1], 14 + m_i, m_j, qd)
+            gamma[k] = drive[1, k] - 0.5 * dot_quad(d, Jd, qd, d, Jd, qd, xd)
 
 
 @njit(cache=True)
@@ -219,6 +229,7 @@ def _angle_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
     i0_, i14_, i1_ = np.int64(0), np.int64(14), np.int64(1)  # no literals (docs/architecture.md §2)
     n, nx = gather.shape
     m_j = nx - 14 - m_i
+    with_gamma = gamma.size > 0
     x, xd = np.empty(nx), np.empty(nx)
     uf, ug, uh, vf, vg, vh = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     qf, qg, qh = np.empty(3), np.empty(3), np.empty(3)
@@ -241,16 +252,17 @@ def _angle_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
         attached(x, i0_, u0[k, 0], S[k, 0], i14_, m_i, 1.0, uf, vf, Jf)          # f_i
         attached(x, i0_, u0[k, 1], S[k, 1], i14_, m_i, 1.0, ug, vg, Jg)          # g_i
         attached(x, i1_, u0[k, 2], S[k, 2], 14 + m_i, m_j, 1.0, uh, vh, Jh)    # f_j
-        attached_quad(x, xd, i0_, uf, S[k, 0], i14_, m_i, 1.0, qf)
-        attached_quad(x, xd, i0_, ug, S[k, 1], i14_, m_i, 1.0, qg)
-        attached_quad(x, xd, i1_, uh, S[k, 2], 14 + m_i, m_j, 1.0, qh)
         s = dot(vg, Jg, vh, Jh, js)
         c = dot(vf, Jf, vh, Jh, jc)
-        qs = dot_quad(vg, Jg, qg, vh, Jh, qh, xd)
-        qc = dot_quad(vf, Jf, qf, vh, Jh, qh, xd)
         f = drive[0, k]
         phi[k] = angle(s, js, c, jc, f, jac[k]) - f
-        gamma[k] = drive[1, k] - angle_quad(s, js, qs, c, jc, qc, xd)
+        if with_gamma:
+            attached_quad(x, xd, i0_, uf, S[k, 0], i14_, m_i, 1.0, qf)
+            attached_quad(x, xd, i0_, ug, S[k, 1], i14_, m_i, 1.0, qg)
+            attached_quad(x, xd, i1_, uh, S[k, 2], 14 + m_i, m_j, 1.0, qh)
+            qs = dot_quad(vg, Jg, qg, vh, Jh, qh, xd)
+            qc = dot_quad(vf, Jf, qf, vh, Jh, qh, xd)
+            gamma[k] = drive[1, k] - angle_quad(s, js, qs, c, jc, qc, xd)
 
 
 @njit(cache=True)
@@ -303,7 +315,8 @@ def _coordinate_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
         jac[k].fill(0.0)
         jac[k, c] = 1.0
         phi[k] = qe[gather[k, c]] - drive[0, k]
-        gamma[k] = drive[1, k]
+        if gamma.size:
+            gamma[k] = drive[1, k]
 
 
 @njit(cache=True)

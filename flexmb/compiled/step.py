@@ -31,8 +31,12 @@ helper gets only the part it uses, since numba passes a tuple as all its arrays'
 * ``flex = (ftab, fdata, idata, wdata, ftabs, fidx, pos_flex)``: flexible-body groups; row f of ``ftab`` is
   ``(offset, length) of its float, int and work buffers, first row and rows of its table in ftabs, n, m,
   offset in fidx, offset in pos_flex`` (flexmb/compiled/flexible.py ``pack``);
-* ``norm = (ncols, pos_norm_jac, pos_norm_jacT, pos_norm_hess, pos_D)``: the Euler-parameter columns of every
-  body (normalization rows last) and the remaining block positions;
+* ``norm = (ncols, pos_norm_jac, pos_norm_jacT, pos_norm_hess, pos_D, order)``: the Euler-parameter columns of
+  every body (normalization rows last), the remaining block positions and the elimination order of the dense
+  Newton matrix: position k of the matrix that the block positions address holds unknown ``order[k]`` of
+  ``[q, lambda]`` (flexible bodies' elastic coordinates first, so that a beam's banded block is eliminated
+  before the frame coordinates that couple to all of it and the LU fills in little;
+  flexmb/solvers/compiled_step.py ``elimination_order``);
 * ``springs = (stab, sgather, sscatter, svec, sshp, sk, sc, sx0, sref, ssides, pos_spring)``: scalar
   spring-damper groups (flexmb/forces/springs.py); row s of ``stab`` is ``(measure code, n, nx, m_i, m_j,
   modes of the shapes, offset in sgather/sscatter, in svec, in sshp, in the per-instance parameters, in
@@ -73,6 +77,7 @@ from .joints import (_angle_hess, _angle_rows, _coordinate_hess, _coordinate_row
 from .particles import anchor_kernel, link_kernel, particle_kernel
 from .rigid import rigid_residual
 from .scatter import add_at, add_scaled_at, add_transpose_product
+from .views import flat, view
 from .stepping import apply_increment, corrected_rates, newton_rhs, newton_weights, predict
 
 CONVERGED, NONFINITE_RESIDUAL, SINGULAR, NONFINITE_INCREMENT, NO_CONVERGENCE = 0, 1, 2, 3, 4
@@ -126,13 +131,14 @@ def lu_factor(A, piv):
 
 
 @njit(cache=True)
-def saddle_scale(A, nq, s, d):
+def saddle_scale(A, nq, s, d, order):
     """Scale the constraint rows and multiplier columns of the saddle-point matrix ``A`` in place by ``s`` (a
     power of two, ``Assembly.inertia_scale``) and write the scale vector ``d`` (1 for coordinates), as
-    ``flexmb.solvers.linalg.saddle_scale`` (solve ``D A D y = D b``, ``x = D y``)."""
+    ``flexmb.solvers.linalg.saddle_scale`` (solve ``D A D y = D b``, ``x = D y``); row and column k of ``A``
+    belong to unknown ``order[k]`` (a coordinate when below ``nq``)."""
     n = A.shape[0]
     for i in range(n):
-        d[i] = 1.0 if i < nq else s
+        d[i] = 1.0 if order[i] < nq else s
     if s == 1.0:
         return
     for i in range(n):
@@ -172,9 +178,8 @@ def _group(g, gtab, gather, scatter, u0, S, drive):
     so that the joint kernels are not compiled a second time for other array layouts)."""
     kind, n, r, nx, mi, sm = gtab[g, 0], gtab[g, 1], gtab[g, 2], gtab[g, 3], gtab[g, 4], gtab[g, 5]
     og, ou, os_, dc, row0 = gtab[g, 6], gtab[g, 7], gtab[g, 8], gtab[g, 9], gtab[g, 10]
-    return (kind, r, mi, row0, gather[og:og + n * nx].reshape((n, nx)), scatter[og:og + n * nx].reshape((n, nx)),
-            u0[ou:ou + 9 * n].reshape((n, 3, 3)), S[os_:os_ + 9 * n * sm].reshape((n, 3, 3, sm)),
-            drive[3 * dc:3 * dc + 3 * n].reshape((3, n)))
+    return (kind, r, mi, row0, view(gather, og, (n, nx)), view(scatter, og, (n, nx)), view(u0, ou, (n, 3, 3)),
+            view(S, os_, (n, 3, 3, sm)), view(drive, 3 * dc, (3, n)))
 
 
 @njit(cache=True)
@@ -225,13 +230,18 @@ def _extended(q, v):
 def joint_rows(qe, ve, joints, phi, jac):
     """``Phi`` and its Jacobian (flat, group by group) of every joint row at the extended coordinates and
     velocities ``qe``, ``ve``."""
+    for g in range(joints[0].shape[0]):
+        group_rows(g, qe, ve, joints, phi, jac)
+
+
+@njit(cache=True)
+def group_rows(g, qe, ve, joints, phi, jac):
+    """``Phi`` and its Jacobian of the rows of joint group ``g`` (into their places in ``phi`` and the flat
+    ``jac``); no acceleration terms (an empty gamma: the kernels skip them)."""
     gtab, gather, scatter, u0, S, drive = joints[0], joints[1], joints[2], joints[3], joints[4], joints[5]
-    gam = np.empty(phi.size)
-    for g in range(gtab.shape[0]):
-        kind, r, mi, row0, gg, sg, ug, Sg, dg = _group(g, gtab, gather, scatter, u0, S, drive)
-        n, nx, oj = gg.shape[0], gg.shape[1], gtab[g, 11]
-        _rows(kind, qe, ve, gg, ug, Sg, mi, dg, phi[row0:row0 + n * r], jac[oj:oj + n * r * nx].reshape((n * r, nx)),
-              gam[row0:row0 + n * r])
+    kind, r, mi, row0, gg, sg, ug, Sg, dg = _group(g, gtab, gather, scatter, u0, S, drive)
+    n, nx, oj = gg.shape[0], gg.shape[1], gtab[g, 11]
+    _rows(kind, qe, ve, gg, ug, Sg, mi, dg, phi[row0:row0 + n * r], view(jac, oj, (n * r, nx)), phi[0:0])
 
 
 @njit(cache=True)
@@ -332,7 +342,7 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
     idx, mass, J, gravity, pos_body = bodies
     gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess = joints
     ftab, fdata, idata, wdata, ftabs, fidx, pos_flex = flex
-    ncols, pos_norm_jac, pos_norm_jacT, pos_norm_hess, pos_D = norm
+    ncols, pos_norm_jac, pos_norm_jacT, pos_norm_hess, pos_D = norm[0], norm[1], norm[2], norm[3], norm[4]
     nb = ncols.shape[0]
     m = phi.size
     mj = m - nb
@@ -345,9 +355,9 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
     rb = np.empty((idx.shape[0], 7))
     blk = np.empty((idx.shape[0], 7, 7))
     rigid_residual(q, v, vd, idx, mass, J, gravity, cM, cC, cK, with_matrix, rb, blk)
-    add_at(r, idx.reshape(-1), rb.reshape(-1))
+    add_at(r, flat(idx), flat(rb))
     if with_matrix:
-        add_at(vals, pos_body, blk.reshape(-1))
+        add_at(vals, pos_body, flat(blk))
     # flexible-body groups
     for f in range(ftab.shape[0]):
         n, mm, oi, op = ftab[f, 8], ftab[f, 9], ftab[f, 10], ftab[f, 11]
@@ -360,9 +370,9 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
                           np.zeros((0, 6 + mm)), np.zeros((0, 6 + mm, 3)), np.zeros((0, 6 + mm, 3)),
                           np.zeros((0, 6 + mm, 3)), np.zeros((0, 6 + mm, mm)), np.zeros((0, 6 + mm, mm)),
                           np.zeros((0, 6 + mm, mm)), np.zeros((0, 3, 3)), np.zeros((0, 3, 4)))
-        add_at(r, fidx[oi:oi + n * k], rf.reshape(-1))
+        add_at(r, fidx[oi:oi + n * k], flat(rf))
         if with_matrix:
-            add_at(vals, pos_flex[op:op + n * k * k], bf.reshape(-1))
+            add_at(vals, pos_flex[op:op + n * k * k], flat(bf))
     # scalar spring-dampers and bushings, one kernel per group (compiled/forces.py)
     for sg in range(springs[0].shape[0]):
         code, mi, mj_, gg, sc_, vec, shp, sides, k, c, x0, ref, pos = _spring_group(sg, springs)
@@ -428,13 +438,13 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
         kind, rr, mi, row0, gg, sg, ug, Sg, dg = _group(g, gtab, gather, scatter, u0, S, drive)
         n, nx, oj, oh = gg.shape[0], gg.shape[1], gtab[g, 11], gtab[g, 12]
         rows = slice(row0, row0 + n * rr)
-        jg = jac[oj:oj + n * rr * nx].reshape((n * rr, nx))
+        jg = view(jac, oj, (n * rr, nx))
         for i in range(n * rr):
             if not act[row0 + i]:
                 jg[i, :] = 0.0
         add_transpose_product(r, sg, jg, lam_act[rows], act[rows])
         if with_matrix and cH != 0.0:
-            _hess(kind, qe, gg, ug, Sg, mi, lam_act[rows], H[oh:oh + n * nx * nx].reshape((n, nx, nx)))
+            _hess(kind, qe, gg, ug, Sg, mi, lam_act[rows], view(H, oh, (n, nx, nx)))
     for i in range(mj):
         if not act[i]:
             phi[i] = 0.0
@@ -500,8 +510,11 @@ def alpha_step(q0, v0, vd0, a0, lam0, h, am, af, beta, gamma, tol, q_tol, use_q_
     phi = np.empty(m)
     rhs = np.empty(n)
     dx = np.empty(n)
+    rhs_o = np.empty(n)         # rhs and increment in the elimination order of the matrix
+    dx_o = np.empty(n)
+    order = model[3][5]
     vals = np.zeros(n * n)
-    LU = vals.reshape((n, n))
+    LU = view(vals, 0, (n, n))
     piv = np.empty(n, dtype=np.int64)
     d = np.ones(n)
     have_lu = False
@@ -517,16 +530,16 @@ def alpha_step(q0, v0, vd0, a0, lam0, h, am, af, beta, gamma, tol, q_tol, use_q_
         if not newton_rhs(r, phi, scale, rhs):
             return NONFINITE_RESIDUAL
         if need:
-            saddle_scale(LU, nq, cscale, d)
+            saddle_scale(LU, nq, cscale, d, order)
             if not lu_factor(LU, piv) > PIVOT_RATIO_MIN:
                 return SINGULAR
             stats[1] += 1.0
             have_lu = True
         for i in range(n):
-            rhs[i] *= d[i]
-        lu_solve(LU, piv, rhs, dx)
+            rhs_o[i] = rhs[order[i]] * d[i]
+        lu_solve(LU, piv, rhs_o, dx_o)
         for i in range(n):
-            dx[i] *= d[i]
+            dx[order[i]] = dx_o[i] * d[i]
         stats[0] += 1.0
         err = apply_increment(dx, scale, wq, q, lam)
         stats[2] = err
@@ -565,7 +578,12 @@ def powers(q, v, lam, act, model):
     jac = np.empty(joints[6].size)
     phi = np.empty(lam.size - nb)
     qe, ve = _extended(q, v)
-    joint_rows(qe, ve, joints, phi, jac)
+    for g in range(gtab.shape[0]):          # the rows of the groups that hold driver rows only
+        n, rr, row0 = gtab[g, 1], gtab[g, 2], gtab[g, 10]
+        for k in range(driver_rows.size):
+            if row0 <= driver_rows[k] < row0 + n * rr:
+                group_rows(g, qe, ve, joints, phi, jac)
+                break
     p_drv = 0.0
     for k in range(driver_rows.size):
         row = driver_rows[k]

@@ -45,6 +45,16 @@ class _Rows:
         self.buf[self.n] = x
         self.n += 1
 
+    def extend(self, x) -> None:
+        """Append the rows of ``x`` (k, *shape) in one copy."""
+        k = len(x)
+        if self.n + k > self.buf.shape[0]:
+            grown = np.empty((max(2 * self.buf.shape[0], self.n + k), *self.buf.shape[1:]))
+            grown[:self.n] = self.buf[:self.n]
+            self.buf = grown
+        self.buf[self.n:self.n + k] = x
+        self.n += k
+
     def __len__(self) -> int:
         return self.n
 
@@ -82,10 +92,27 @@ class _History:
             self.writer.append(t=s.t, q=s.q, v=s.v, vd=s.vd, lam=s.lam, work_nc=w_nc, work_drivers=w_drv,
                                history=hist)
 
+    def add_block(self, block, rows: np.ndarray) -> None:
+        """The rows ``rows`` of a block of steps taken in one compiled call (no chunk writer: blocks run only
+        without one), each with its own history when the block carries one per row, else with the element
+        history as it is now (as :meth:`add` row by row)."""
+        if rows.size == 0:
+            return
+        r = self.rows
+        for name, x in (("t", block.t), ("q", block.q), ("v", block.v), ("vd", block.vd), ("lam", block.lam),
+                        ("work_nc", block.work_nc), ("work_drivers", block.work_drivers)):
+            r[name].extend(x[rows])
+        if block.history is not None:               # rows that carry their own history (contact blocks)
+            r["history"].extend(block.history[rows])
+        else:
+            hist = _NO_HISTORY if self._stateless else self.asm.history()
+            r["history"].extend([hist] * rows.size)
+
     def result(self, system, stats, message, redundant, prefix=None) -> Result:
         n = min(map(len, self.rows.values()))     # a Ctrl-C inside add() leaves a row half appended
-        arrays = {k: (stack_rows(v[:n], self.asm.history().size) if k == "history" else np.array(v[:n]))
-                  for k, v in self.rows.items()}
+        width = self.asm.history().size
+        arrays = {k: ((np.zeros((n, width)) if self._stateless else stack_rows(v[:n], width)) if k == "history"
+                      else np.array(v[:n])) for k, v in self.rows.items()}
         if prefix is not None:
             arrays = {k: stack_rows([*prefix[k], *arrays[k]]) if k == "history" else
                       np.concatenate([prefix[k], arrays[k]]) if arrays[k].size else prefix[k] for k in arrays}
@@ -243,8 +270,21 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
                 record(s, run.work_nc, run.work_drivers, run.done, run.h_last)
                 blocks = blocks and run.can_advance()
             else:
-                counts = step_count + 1 + np.arange(block.n)    # the saved rows only, no loop over the steps
-                for k in np.flatnonzero((counts % save_every == 0) | (counts == counts[-1])).tolist():
+                # the saved rows only, no loop over the steps; rows without a check are stored in bulk, the
+                # others (an energy check due, a switched-off row to verify, the last row) go through record
+                counts = step_count + 1 + np.arange(block.n)
+                saved = np.flatnonzero((counts % save_every == 0) | (counts == counts[-1]))
+                special = counts[saved] == counts[-1]
+                if energy_watch is not None:
+                    special |= (counts[saved] // save_every) % energy_every == 0
+                if redundant_rows:
+                    special |= block.off[saved] > switched_off_tol
+                first = 0
+                for j in [*np.flatnonzero(special).tolist(), saved.size]:
+                    history.add_block(block, saved[first:j])
+                    if j == saved.size:
+                        break
+                    k = int(saved[j])
                     step_count = int(counts[k])
                     s = StepState(float(block.t[k]), block.q[k], block.v[k], block.vd[k],
                                   block.a_last if k == block.n - 1 else None, block.lam[k])
@@ -252,9 +292,11 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
                     record(s, float(block.work_nc[k]), float(block.work_drivers[k]),
                            run.done and k == block.n - 1, h_k, float(block.off[k]),
                            None if block.history is None else block.history[k])
-                if moved[0]:
-                    asm.set_history(block.history[-1])      # the history of the block's last state again
-                    moved[0] = False
+                    if moved[0]:
+                        asm.set_history(block.history[-1])      # the history of the block's last state again
+                        moved[0] = False
+                    first = j + 1
+                step_count = int(counts[-1])
                 if block.failed:
                     s = run.step()          # the attempt that failed in the block, with retries and diagnostics
                     step_count += 1

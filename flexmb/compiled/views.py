@@ -1,0 +1,66 @@
+"""Array views without numba's general reshape (docs/architecture.md §5).
+
+``buf[o:o + size].reshape(shape)`` in compiled code calls numba's general no-copy reshape helper, about
+30 ns a call; a flexible-body group takes ~60 such views of its packed buffers per evaluation, which made
+view building a visible part of a small model's step. :func:`view` builds the C-contiguous view of a flat
+C-contiguous buffer directly (data pointer, shape, strides; it shares the buffer's memory and keeps it
+alive like any numba view), :func:`flat` the 1-d view of a C-contiguous array. Neither checks bounds: the
+callers' offsets and shapes come from the packing tables (flexmb/compiled/flexible.py ``pack``,
+flexmb/solvers/compiled_step.py) that made the buffers.
+"""
+from __future__ import annotations
+
+from numba import types
+from numba.core import cgutils
+from numba.core.imputils import impl_ret_borrowed
+from numba.extending import intrinsic
+from numba.np.arrayobj import make_array, populate_array
+
+
+def _build(context, builder, src, retty, off, dims):
+    """The view array of ``retty`` over ``src`` from element ``off`` with the shape ``dims`` (intp values)."""
+    itemsize = src.itemsize
+    strides, acc = [], itemsize
+    for d in reversed(dims):
+        strides.append(acc)
+        acc = builder.mul(acc, d)
+    out = make_array(retty)(context, builder)
+    populate_array(out, data=builder.gep(src.data, [off]), shape=cgutils.pack_array(builder, dims),
+                   strides=cgutils.pack_array(builder, strides[::-1]), itemsize=itemsize, meminfo=src.meminfo,
+                   parent=src.parent)
+    return impl_ret_borrowed(context, builder, retty, out._getvalue())
+
+
+@intrinsic
+def view(typingctx, buf, offset, shape):
+    """``buf[offset:offset + prod(shape)].reshape(shape)`` for a 1-d C-contiguous ``buf`` and a tuple of
+    integers ``shape`` (no bounds check)."""
+    if not (isinstance(buf, types.Array) and buf.ndim == 1 and buf.layout == "C"
+            and isinstance(offset, types.Integer) and isinstance(shape, types.BaseTuple)
+            and all(isinstance(t, types.Integer) for t in shape.types)):
+        return None
+    ndim = len(shape.types)
+    retty = types.Array(buf.dtype, ndim, "C")
+
+    def codegen(context, builder, sig, args):
+        bufty, oty, shty = sig.args
+        src = make_array(bufty)(context, builder, args[0])
+        dims = [context.cast(builder, d, t, types.intp)
+                for d, t in zip(cgutils.unpack_tuple(builder, args[2], ndim), shty.types)]
+        return _build(context, builder, src, retty, context.cast(builder, args[1], oty, types.intp), dims)
+
+    return retty(buf, offset, shape), codegen
+
+
+@intrinsic
+def flat(typingctx, arr):
+    """``arr.reshape(-1)`` for a C-contiguous array (a view)."""
+    if not (isinstance(arr, types.Array) and arr.layout == "C"):
+        return None
+    retty = types.Array(arr.dtype, 1, "C")
+
+    def codegen(context, builder, sig, args):
+        src = make_array(sig.args[0])(context, builder, args[0])
+        return _build(context, builder, src, retty, context.get_constant(types.intp, 0), [src.nitems])
+
+    return retty(arr), codegen
