@@ -93,22 +93,22 @@ def pack(shapes: dict, dtype, values: dict | None = None) -> tuple[np.ndarray, n
     return buf, rows, views
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")   # inlined: called with literal row numbers (architecture.md §2)
 def _v1(buf, tab, k):
     return view(buf, tab[k, 0], (tab[k, 1],))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")   # inlined: called with literal row numbers (architecture.md §2)
 def _v2(buf, tab, k):
     return view(buf, tab[k, 0], (tab[k, 1], tab[k, 2]))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")   # inlined: called with literal row numbers (architecture.md §2)
 def _v3(buf, tab, k):
     return view(buf, tab[k, 0], (tab[k, 1], tab[k, 2], tab[k, 3]))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")   # inlined: called with literal row numbers (architecture.md §2)
 def _v4(buf, tab, k):
     return view(buf, tab[k, 0], (tab[k, 1], tab[k, 2], tab[k, 3], tab[k, 4]))
 
@@ -440,7 +440,7 @@ def _elastic(q, fd, idata, wd, tab, linear):
         for k in range(m):
             for l in range(band[0, k], band[1, k]):
                 Kel[b, k, l] = 0.0
-    forces_dense(q, idx, 7, loc, owner, bD, bw, nq, avg, bKb, bH, bEAL, fel, Kel)
+    forces_dense(q, idx, np.int64(7), loc, owner, bD, bw, nq, avg, bKb, bH, bEAL, fel, Kel)
     if Kextra.shape[0] > 0:
         for b in range(n):
             for k in range(m):
