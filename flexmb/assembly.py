@@ -610,25 +610,26 @@ class Assembly:
                 f"modal model is no longer valid" + ("; " + "; ".join(parts) if parts else "")
                 + ". Use a NonlinearBeam (or more modes) to follow the post-buckled motion.")
 
-    def reactions(self, q, v, lam, t) -> tuple[np.ndarray, np.ndarray]:
-        """Reaction force (N) and torque about the joint point (N m) that each joint
-        exerts on its second body, global components; arrays (n_joints, 3)."""
-        nj = len(self.system.joints)
+    def reactions(self, q, v, lam, t, joints=None) -> tuple[np.ndarray, np.ndarray]:
+        """Reaction force (N) and torque about the joint point (N m) that each joint (or each of the joint
+        indices ``joints``) exerts on its second body, global components; arrays (n_joints, 3)."""
+        ks = range(len(self.system.joints)) if joints is None else joints
         c = self.constraints(q, v, t)
-        gen = -(c.jac.multiply(np.where(self.active, lam, 0.0)[:, None])).tocsr()   # row k: -lambda_k dPhi_k/dq
-        F = np.zeros((nj, 3))
-        Tq = np.zeros((nj, 3))
-        for k, joint in enumerate(self.system.joints):
+        jac = c.jac.tocsr()
+        lam_act = np.where(self.active, lam, 0.0)
+        F = np.zeros((len(ks), 3))
+        Tq = np.zeros((len(ks), 3))
+        for i, k in enumerate(ks):
+            joint = self.system.joints[k]
             b = joint.body_b
             if b.ncoord == 0:
                 b = joint.body_a   # reaction on the ground side is unknown; report on the first body
             rows = np.flatnonzero(self.row_joint == k)
-            cols = b.offset + np.arange(7)
-            g = np.asarray(gen[rows][:, cols].sum(axis=0)).ravel()
+            g = -(lam_act[rows] @ jac[rows][:, b.offset:b.offset + 7].toarray())     # -sum lambda_k dPhi_k/dq
             f = g[:3]
             p = q[b.offset + 3:b.offset + 7]
             n_ref = 0.5 * rot.E(p) @ g[3:]
-            F[k] = f
-            Tq[k] = n_ref - np.cross(joint.point - q[b.offset:b.offset + 3], f)
+            F[i] = f
+            Tq[i] = n_ref - np.cross(joint.point - q[b.offset:b.offset + 3], f)
         return F, Tq
 

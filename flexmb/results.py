@@ -359,8 +359,8 @@ class Result:
         F = np.empty((self.t.size, 3))
         T = np.empty((self.t.size, 3))
         for i, (t, q, v, lam) in enumerate(zip(self.t, self.q, self.v, self.lam)):
-            f, tq = asm.reactions(q, v, lam, t)
-            F[i], T[i] = f[k], tq[k]
+            f, tq = asm.reactions(q, v, lam, t, joints=(k,))      # this joint's rows only
+            F[i], T[i] = f[0], tq[0]
         return F, T
 
     def energy(self) -> dict[str, np.ndarray]:

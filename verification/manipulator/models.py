@@ -227,7 +227,8 @@ def driver_torques(model: Manipulator, res) -> np.ndarray:
     # Result.reaction(d) for each driver, but with one reaction evaluation per saved state for all four
     asm = model.system.compile()
     rows = [model.system.joints.index(d) for d in model.drivers]
-    torque = np.array([asm.reactions(q, v, lam, t)[1][rows] for t, q, v, lam in zip(res.t, res.q, res.v, res.lam)])
+    torque = np.array([asm.reactions(q, v, lam, t, joints=rows)[1] for t, q, v, lam in zip(res.t, res.q, res.v,
+                                                                                         res.lam)])
     return np.column_stack([np.sum(torque[:, k] * ax, axis=1) for k, ax in enumerate(axes)])
 
 
