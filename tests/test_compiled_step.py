@@ -327,9 +327,11 @@ def test_loaded_models_take_the_compiled_step(monkeypatch):
     assert np.max(np.abs(fast.work_nc - ref.work_nc)) < 1e-9 * np.max(np.abs(ref.work_nc))
 
 
-def _motored() -> fm.System:
+def _motored(contact: bool = False) -> fm.System:
     """A crank turned by a DC motor with a time-varying supply against a spring-loaded rocker link (the
-    crank-rocker of the verification suite in miniature); the motor owns the charge coordinate."""
+    crank-rocker of the verification suite in miniature); the motor owns the charge coordinate. ``contact``: a
+    sphere on the crank above a floor it never reaches, so that the run takes contact blocks
+    (compiled/step_end.py), which must sample the supply at each step too."""
     s = fm.System(gravity=(0.0, -9.81, 0.0), name="motored")
     z = (0.0, 0.0, 1.0)
     crank = s.add(fm.RigidBody(1.0, (1e-3, 1e-3, 2e-3), position=(0.05, 0.0, 0.0), name="crank"))
@@ -338,19 +340,27 @@ def _motored() -> fm.System:
                      current=0.2, name="motor"))
     s.add(fm.SpringDamper(s.ground, crank, point_a=(0.0, 0.3, 0.0), point_b=(0.1, 0.0, 0.0), k=50.0, c=0.5,
                           free_length=0.25, name="spring"))
+    if contact:
+        s.add(fm.SpherePlaneContact(s.ground, crank, point=(0.0, -1.0, 0.0), normal=(0.0, 1.0, 0.0),
+                                    center=(0.05, 0.0, 0.0), radius=0.01,
+                                    law=fm.contact.LankaraniNikravesh(1e6, 0.8), name="floor"))
     return s
 
 
-@pytest.mark.parametrize("kw", [{}, {"adaptive": True}], ids=["blocks", "single steps"])
+@pytest.mark.parametrize("kw", [{}, {"adaptive": True}, {"contact": True}],
+                         ids=["blocks", "single steps", "contact blocks"])
 def test_motor_models_take_the_compiled_step(monkeypatch, kw):
     """DC motors (charge coordinate, torque and back-EMF coupling, supply function of time) on the compiled
     step, in blocks and in single adaptive steps: same trajectories, currents, Newton counts and work as the
     general path."""
-    s = _motored()
+    contact = kw.pop("contact", False)
+    s = _motored(contact)
     assert cs.CompiledStep.qualifies(s.compile(), reuse_matrix=False)
     fast = fm.simulate(s, t_end=0.3, h=1e-3, **kw)
+    if not kw:
+        assert fast.stats["blocks"] > 0
     monkeypatch.setattr(cs.CompiledStep, "qualifies", staticmethod(lambda asm, reuse: False))
-    ref = fm.simulate(_motored(), t_end=0.3, h=1e-3, **kw)
+    ref = fm.simulate(_motored(contact), t_end=0.3, h=1e-3, **kw)
     assert fast.t.size == ref.t.size
     assert np.max(np.abs(fast.q - ref.q)) < AGREE
     i = s.forces[0].offset

@@ -637,6 +637,21 @@ def switched_off_violation(q, off_rows, joints, norm):
 
 
 # -- a block of fixed steps ---------------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def set_step_inputs(k, model, driven, drive_values, load_values, voltage_values):
+    """The time-dependent inputs of step k of a block, sampled beforehand: the drivers' f and f'' (``drive_values``
+    (steps, 2, len(driven)) into the model's ``drive`` at ``driven``), the applied loads' vectors and the motors'
+    supply voltages (left as they are when the arrays are empty: a single step sets them in the model itself)."""
+    drive = model[1][5]
+    for c in range(driven.shape[1]):
+        drive[driven[0, c]] = drive_values[k, 0, c]
+        drive[driven[1, c]] = drive_values[k, 1, c]
+    if load_values.shape[1]:
+        model[6][4][:, :] = load_values[k]
+    if voltage_values.shape[1]:
+        model[8][12][:] = voltage_values[k]
+
+
 @njit(cache=True)
 def alpha_run(n_steps, t0, t_end, h, h_max, q0, v0, vd0, a0, lam0, am, af, beta, gamma, tol, q_tol, use_q_tol,
               max_iter, act, driven, drive_values, load_values, voltage_values, energy, off_rows, model, dyn, cscale,
@@ -651,7 +666,6 @@ def alpha_run(n_steps, t0, t_end, h, h_max, q0, v0, vd0, a0, lam0, am, af, beta,
     (:func:`~flexmb.compiled.stepping.newton_weights`). Returns ``(steps taken, outcome of the last
     attempt)``; ``last_a`` gets the algorithmic acceleration of the last state, ``stats`` the Newton
     iterations and factorizations."""
-    drive = model[1][5]
     nq, m = q0.size, lam0.size
     q, v, vd, a, lam = q0.copy(), v0.copy(), vd0.copy(), a0.copy(), lam0.copy()
     q1, v1, vd1, a1, lam1 = np.empty(nq), np.empty(nq), np.empty(nq), np.empty(nq), np.empty(m)
@@ -665,13 +679,7 @@ def alpha_run(n_steps, t0, t_end, h, h_max, q0, v0, vd0, a0, lam0, am, af, beta,
             taken = k
             break
         h_try = min(h, h_max, t_end - t)
-        for c in range(driven.shape[1]):
-            drive[driven[0, c]] = drive_values[k, 0, c]
-            drive[driven[1, c]] = drive_values[k, 1, c]
-        if load_values.shape[1]:
-            model[6][4][:, :] = load_values[k]
-        if voltage_values.shape[1]:
-            model[8][12][:] = voltage_values[k]
+        set_step_inputs(k, model, driven, drive_values, load_values, voltage_values)
         code = alpha_step(q, v, vd, a, lam, h_try, am, af, beta, gamma, tol, q_tol, use_q_tol, max_iter, act,
                           model, dyn, cscale, q1, v1, vd1, a1, lam1, st)
         stats[0] += st[0]

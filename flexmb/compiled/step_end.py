@@ -27,7 +27,7 @@ from numba import njit
 
 from .forces import (HYSTERESIS, contact_friction, contact_kernel, hysteresis_one, linear_one, measure_kernel,
                      trial_speed)
-from .step import (CONVERGED, _contact_group, _extended, accept_springs, alpha_step, powers,
+from .step import (CONVERGED, _contact_group, _extended, accept_springs, alpha_step, powers, set_step_inputs,
                    switched_off_violation)
 
 ONSET, STEP_CHANGE, BAD_CONTACT = 10, 11, 12
@@ -125,20 +125,19 @@ def onset_fraction(d0, d1, tol):
 @njit(cache=True)
 def contact_run(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, use_h_contact, locate, contact_tol,
                 aim_min, q0, v0, vd0, a0, lam0, am, af, beta, gamma, tol, max_iter, act, driven, drive_values,
-                load_values, energy, off_rows, model, dyn, pen, cscale, out_t, out_q, out_v, out_vd, out_lam, out_pnc,
+                load_values, voltage_values, energy, off_rows, model, dyn, pen, cscale, out_t, out_q, out_v, out_vd, out_lam, out_pnc,
                 out_pdrv, out_off, out_sref, out_dyn, last_a, stats):
     """Up to ``n_steps`` accepted steps of size ``h_b`` (s) from the state at ``t0`` of a model with contact pairs
     (see the module's docstring for when a block ends). ``h_state`` (1,) holds the integrator's next step ``h``
     and gets it after the block; ``pen`` the penetrations (m) of the accepted state, updated at each step;
     ``dyn = (speed, in_contact, last_rate)`` the approach-speed history, moved on at each step; the springs'
-    unwrapping references (in the model) likewise. ``drive_values`` and ``load_values`` are the drivers' f, f''
-    and the loads' vectors at the times ``t0 + k h_b`` (as ``alpha_run``). Row k of ``out_*`` receives the
+    unwrapping references (in the model) likewise. ``drive_values``, ``load_values`` and ``voltage_values`` are the
+    drivers' f, f'', the loads' vectors and the motors' voltages at the times ``t0 + k h_b`` (as ``alpha_run``). Row k of ``out_*`` receives the
     state after step k, its non-conservative and driver powers (W, when ``energy``), the largest |Phi| of the
     switched-off rows, the springs' references and the contacts' history ``(speed, in_contact, last_rate)``.
     Returns ``(steps taken, why the block ended)``: ``CONVERGED`` when it took ``n_steps`` or reached
     ``t_end``, else a failure code of ``alpha_step``, ``ONSET``, ``STEP_CHANGE`` or ``BAD_CONTACT``; the
     integrator then takes the next step itself."""
-    drive = model[1][5]
     contacts, springs = model[5], model[4]
     speed, in_contact, last_rate = dyn
     nq, m, npair = q0.size, lam0.size, pen.size
@@ -172,11 +171,7 @@ def contact_run(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, u
                 return k, BAD_CONTACT
             if onset_fraction(pen, d1, contact_tol) < ONSET_FRACTION_MAX:
                 return k, ONSET
-        for c in range(driven.shape[1]):
-            drive[driven[0, c]] = drive_values[k, 0, c]
-            drive[driven[1, c]] = drive_values[k, 1, c]
-        if load_values.shape[1]:
-            model[6][4][:, :] = load_values[k]
+        set_step_inputs(k, model, driven, drive_values, load_values, voltage_values)
         code = alpha_step(q, v, vd, a, lam, h_try, am, af, beta, gamma, tol, no_q_tol, False, max_iter, act,
                           model, dyn, cscale, q1, v1, vd1, a1, lam1, st)
         if code != CONVERGED:

@@ -326,18 +326,7 @@ class CompiledStep:
         while len(times) < n and t < done:
             t = t + min(h, h_max, t_end - t)
             times.append(t)
-        values = np.zeros((len(times), 2, self.driven.shape[1]))
-        n, c = len(times), 0
-        for g, _, _ in self._drivers:
-            for d in g.drivers:         # a block ends before a time at which a driver function fails
-                f, fa, ok = d.sample(times[:n])
-                n = min(n, ok)
-                values[:n, 0, c], values[:n, 1, c] = f[:n], fa[:n]
-                c += 1
-        loads, n_ok = self._sample_loads(times[:n])
-        n = min(n, n_ok)
-        volts, n_ok = self._sample_voltages(times[:n])
-        n = min(n, n_ok)
+        values, loads, volts, n = self._sample_inputs(times)
         nq, m = s.q.size, s.lam.size
         out = (np.empty(n), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, m)), np.empty(n),
                np.empty(n), np.empty(n))
@@ -347,7 +336,7 @@ class CompiledStep:
         self._load_history()
         k, code = self._run(n, s.t, t_end, h, h_max, s.q, s.v, s.vd, s.a, s.lam, params.alpha_m, params.alpha_f,
                             params.beta, params.gamma, tol, s.q, False, max_iter, self.asm.active, self.driven, values,
-                            loads[:n], volts[:n], energy, off_rows, self.model, self._dynamic(), self.asm.inertia_scale, *out, a_last,
+                            loads, volts, energy, off_rows, self.model, self._dynamic(), self.asm.inertia_scale, *out, a_last,
                             stats)
         self._store_history()
         block = StepBlock(k, *(x[:k] for x in out[:5]), a_last, *(x[:k] for x in out[5:]), code != self.CONVERGED)
@@ -369,9 +358,7 @@ class CompiledStep:
         while len(times) < n and t < done and t_end - t >= h_b:
             t = t + h_b
             times.append(t)
-        values, n = self._sample_drivers(times)
-        loads, n_ok = self._sample_loads(times[:n])
-        n = min(n, n_ok)
+        values, loads, volts, n = self._sample_inputs(times)
         nq, m = s.q.size, s.lam.size
         dyn = self._dynamic()           # fresh arrays (concatenated), moved on by the block
         out = (np.empty(n), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, m)), np.empty(n),
@@ -384,7 +371,7 @@ class CompiledStep:
         k, code = contact_run(n, s.t, t_end, h_b, h_state, h_nominal, h_max, h_contact or 0.0, h_contact is not None,
                               locate, contact_tol, aim_min, s.q, s.v, s.vd, s.a, s.lam, params.alpha_m, params.alpha_f,
                               params.beta, params.gamma, tol, max_iter, self.asm.active, self.driven, values, loads,
-                              energy, off_rows, self.model, dyn, pen, self.asm.inertia_scale, *out, sref, hist, a_last,
+                              volts, energy, off_rows, self.model, dyn, pen, self.asm.inertia_scale, *out, sref, hist, a_last,
                               stats)
         block = StepBlock(k, *(x[:k] for x in out[:5]), a_last, *(x[:k] for x in out[5:]), code != self.CONVERGED)
         if k:
@@ -393,9 +380,11 @@ class CompiledStep:
             block.history = self._history_rows(sref[:k], hist[:k])
         return block, int(stats[0]), int(stats[1]), float(h_state[0])
 
-    def _sample_drivers(self, times: list) -> tuple[np.ndarray, int]:
-        """The driven instances' f and f'' (len(times), 2, drivers) at ``times`` and how many leading times are
-        valid (a block ends before a time at which a driver function fails)."""
+    def _sample_inputs(self, times: list) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """The block's time-dependent inputs at ``times``: the driven instances' f and f'' (len(times), 2,
+        drivers), the loads' vectors (len(times), loads, 3), the motors' voltages (len(times), motors), and how many
+        leading times are valid (a block ends before a time at which a driver, load or voltage function fails;
+        the general step then raises its error)."""
         values = np.zeros((len(times), 2, self.driven.shape[1]))
         n, c = len(times), 0
         for g, _, _ in self._drivers:
@@ -404,7 +393,11 @@ class CompiledStep:
                 n = min(n, ok)
                 values[:n, 0, c], values[:n, 1, c] = f[:n], fa[:n]
                 c += 1
-        return values, n
+        loads, ok = self._sample_loads(times[:n])
+        n = min(n, ok)
+        volts, ok = self._sample_voltages(times[:n])
+        n = min(n, ok)
+        return values, loads[:n], volts[:n], n
 
     def _store_dynamic(self, dyn: tuple) -> None:
         """The approach-speed history ``(speed, in_contact, last_rate)`` after a block back into the contact groups."""
