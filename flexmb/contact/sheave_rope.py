@@ -44,7 +44,7 @@ from ..bodies.rigid import RigidBody
 from ..errors import ModelError
 from ..forces.base import ForceElement
 from ..groups import ElementGroup, EvalState
-from ..timefunctions import TimeFunction
+from ..timefunctions import as_time_function
 
 __all__ = ["Sheave", "SheaveRope", "SheaveRopeGroup", "build_groups"]
 
@@ -137,15 +137,7 @@ class SheaveRope(ForceElement):
         self.sheaves = [it for it in self.path if isinstance(it, Sheave)]
         self.EA = checks.scalar(EA, "EA", owner, sign="positive", unit=" N")
         self.damping_time = checks.scalar(damping_time, "damping_time", owner, sign="non-negative", unit=" s")
-        if isinstance(payout, (int, float)):
-            c = float(payout)
-            payout = TimeFunction(lambda t: c, lambda t: 0.0, lambda t: 0.0, name=f"constant {c}")
-        elif not isinstance(payout, TimeFunction):
-            if not callable(payout):
-                raise ModelError(f"{owner}: payout must be a TimeFunction, a callable of t or a number, "
-                                 f"got {payout!r}")
-            payout = TimeFunction(payout, name="payout")
-        self.payout = payout.bound(owner)
+        self.payout = as_time_function(payout, f"{owner} payout")
         p0 = self.payout.value(0.0)
         if abs(p0) > 1e-12:
             raise ModelError(f"{owner}: payout(0) must be 0 (rope paid out since the start), got {p0:g} m")

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..bodies.base import Body
 from ..errors import ModelError
-from ..timefunctions import TimeFunction
+from ..timefunctions import TimeFunction, as_time_function
 from .base import Joint, point3
 from .driver import Driver
 
@@ -101,15 +101,7 @@ class Winch(Driver):
         if self.free_length < 1e-6:
             raise ModelError(f"{self.owner}: the drum point and the rope point coincide (free span "
                              f"{self.free_length:.3g} m); start with a free span > 0")
-        if isinstance(payout, (int, float)):
-            c = float(payout)
-            payout = TimeFunction(lambda t: c, lambda t: 0.0, lambda t: 0.0, name=f"constant {c}")
-        elif not isinstance(payout, TimeFunction):
-            if not callable(payout):
-                raise ModelError(f"{self.owner}: payout must be a TimeFunction, a callable of t or a number, "
-                                 f"got {payout!r}")
-            payout = TimeFunction(payout, name="payout")
-        self.payout = payout.bound(self.owner)
+        self.payout = as_time_function(payout, f"{self.owner} payout")
         self.function = self.payout
         p0 = self.payout.value(0.0)
         if abs(p0) > 1e-12:
