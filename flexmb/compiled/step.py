@@ -10,12 +10,13 @@ per-call overhead when each Newton iteration calls a dozen compiled kernels from
 into a dense array through the position maps of the fixed pattern (flexmb/sparsity.py), a dense LU with
 partial pivoting that skips the zeros of the iteration matrix, the increment and the convergence test of
 :meth:`flexmb.solvers.generalized_alpha.AlphaStepper.step`, whose arithmetic it repeats term by term
-(Arnold & Bruls 2007; constraint scaling of Bottasso, Dopico & Trainelli 2008). :func:`alpha_run` takes
-a block of fixed steps, with the driver and damping powers of the energy balance; it is the one entry point
-called from Python (a single step is a block of one), and the functions only it reaches are inlined into it
-(``inline="always"``): numba then compiles and optimizes the step's code once, instead of once more for every
+(Arnold & Bruls 2007; constraint scaling of Bottasso, Dopico & Trainelli 2008). Blocks of such steps, with the
+driver and damping powers of the energy balance, are taken by :func:`flexmb.compiled.blocks.run_block`, the one
+entry point called from Python (a single step is a block of one); the functions only it reaches are inlined into
+it (``inline="always"``): numba then compiles and optimizes the step's code once, instead of once more for every
 nested function that links the same kernels (the first compile of a nested entry re-optimizes everything it
-links; measured: 110 s of one core before, docs/architecture.md §2).
+links, docs/architecture.md §2). :func:`equations` is the exception: the sparse compiled evaluation calls it too,
+so it is compiled once on its own and linked into the step.
 
 The model is a tuple of tuples of arrays (built by :class:`flexmb.solvers.compiled_step.CompiledStep`; each
 helper gets only the part it uses, since numba passes a tuple as all its arrays' fields):
@@ -48,7 +49,8 @@ helper gets only the part it uses, since numba passes a tuple as all its arrays'
   kind (-1: none) and parameters (flexmb/contact/friction.py ``FrictionTable``). Their
   approach-speed history changes at accepted steps (``ContactGroup.accept``, or in a block
   flexmb/compiled/step_end.py) and comes as the separate ``dyn`` argument; blocks of models with contacts are
-  taken by ``step_end.contact_run``, which ends a block at a contact onset for the integrator to locate;
+  taken by ``blocks.run_block`` (``contact_steps``), which ends a block at a contact onset for the integrator to
+  locate;
 * ``loads = (lidx, lis_force, lbody_fixed, ls, lvec, pos_loads)``: applied forces and torques
   (flexmb/forces/applied.py), their vectors at the current time in ``lvec`` (set before each step);
 * ``driver_rows``: the rows of driver constraints;
@@ -59,7 +61,7 @@ helper gets only the part it uses, since numba passes a tuple as all its arrays'
 * ``particles = (pgather, pmass, gravity, pos_p, lgather, lk, lc, lL0, pos_l, agather, apoint, ak, ac, pos_a)``:
   particles, particle links and anchors (flexmb/forces/particles.py, :func:`particle_terms`).
 
-The block positions are those of a dense row-major matrix for :func:`alpha_step` and :func:`alpha_run`, or of
+The block positions are those of a dense row-major matrix for :func:`alpha_step`, or of
 the CSR value array of the pattern when :class:`flexmb.solvers.compiled_step.CompiledEvaluation` calls
 :func:`equations` for a sparse model.
 """
@@ -329,7 +331,7 @@ def accept_springs(q, v, springs):
 
 
 # -- the equations -----------------------------------------------------------------------------------------
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, phi, vals):
     """Residual ``r`` (nq), constraint values ``phi`` (m: joint rows, then one normalization row per body)
     and, when ``with_matrix``, the Newton matrix ``[[cM M + cC C + cK K + cH H, Phi_q^T], [Phi_q, D]]``
@@ -636,7 +638,7 @@ def switched_off_violation(q, off_rows, joints, norm):
     return worst
 
 
-# -- a block of fixed steps ---------------------------------------------------------------------------------
+# -- the time-dependent inputs of a block step ------------------------------------------------------------------
 @njit(cache=True, inline="always")
 def set_step_inputs(k, model, driven, drive_values, load_values, voltage_values):
     """The time-dependent inputs of step k of a block, sampled beforehand: the drivers' f and f'' (``drive_values``
@@ -650,63 +652,6 @@ def set_step_inputs(k, model, driven, drive_values, load_values, voltage_values)
         model[6][4][:, :] = load_values[k]
     if voltage_values.shape[1]:
         model[8][12][:] = voltage_values[k]
-
-
-@njit(cache=True)
-def alpha_run(n_steps, t0, t_end, h, h_max, q0, v0, vd0, a0, lam0, am, af, beta, gamma, tol, q_tol, use_q_tol,
-              max_iter, act, driven, drive_values, load_values, voltage_values, energy, off_rows, model, dyn, cscale,
-              out_t, out_q, out_v, out_vd, out_lam, out_pnc, out_pdrv, out_off, last_a, stats):
-    """Up to ``n_steps`` fixed steps (size ``min(h, h_max, t_end - t)``, as ``AlphaIntegrator``) from the
-    state at ``t0``, each state into row k of ``out_*``: time, q, v, vd, lambda, the non-conservative and
-    driver powers (when ``energy``) and the largest |Phi| of the rows switched off as redundant
-    (``off_rows``). ``drive_values`` (n_steps, 2, len(driven)) are f and f'' of the driven instances
-    ``driven`` (their positions in the model's ``drive``, (2, n)) at each step's end, ``load_values``
-    (n_steps, loads, 3) the applied loads' vectors there, ``voltage_values`` (n_steps, motors) the motors'
-    supply voltages; ``q_tol`` the absolute tolerances of the coordinates when ``use_q_tol``
-    (:func:`~flexmb.compiled.stepping.newton_weights`). Returns ``(steps taken, outcome of the last
-    attempt)``; ``last_a`` gets the algorithmic acceleration of the last state, ``stats`` the Newton
-    iterations and factorizations."""
-    nq, m = q0.size, lam0.size
-    q, v, vd, a, lam = q0.copy(), v0.copy(), vd0.copy(), a0.copy(), lam0.copy()
-    q1, v1, vd1, a1, lam1 = np.empty(nq), np.empty(nq), np.empty(nq), np.empty(nq), np.empty(m)
-    st = np.zeros(3)
-    t = t0
-    done_tol = 1e-12 * max(1.0, abs(t_end))
-    taken = n_steps
-    code = CONVERGED
-    for k in range(n_steps):
-        if t >= t_end - done_tol:
-            taken = k
-            break
-        h_try = min(h, h_max, t_end - t)
-        set_step_inputs(k, model, driven, drive_values, load_values, voltage_values)
-        code = alpha_step(q, v, vd, a, lam, h_try, am, af, beta, gamma, tol, q_tol, use_q_tol, max_iter, act,
-                          model, dyn, cscale, q1, v1, vd1, a1, lam1, st)
-        stats[0] += st[0]
-        stats[1] += st[1]
-        if code != CONVERGED:
-            taken = k
-            break
-        t = t + h_try
-        q, q1 = q1, q
-        v, v1 = v1, v
-        vd, vd1 = vd1, vd
-        a, a1 = a1, a
-        lam, lam1 = lam1, lam
-        out_t[k] = t
-        out_q[k] = q
-        out_v[k] = v
-        out_vd[k] = vd
-        out_lam[k] = lam
-        p_springs = accept_springs(q, v, model[4])
-        if energy:
-            out_pnc[k], out_pdrv[k] = powers(q, v, lam, act, model)
-            out_pnc[k] += p_springs
-        else:
-            out_pnc[k], out_pdrv[k] = 0.0, 0.0
-        out_off[k] = switched_off_violation(q, off_rows, model[1], model[3]) if off_rows.size else 0.0
-        last_a[:] = a
-    return taken, code
 
 
 # -- particles, particle links and anchors (flexmb/forces/particles.py) -----------------------------------------

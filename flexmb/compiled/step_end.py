@@ -1,14 +1,14 @@
-"""The step-end work of compiled-step models with contact pairs, and blocks of their steps.
+"""The step-end work of compiled-step models with contact pairs.
 
 A model on the compiled step (flexmb/compiled/step.py, :class:`flexmb.solvers.compiled_step.CompiledStep`) with
 sphere-plane, sphere-sphere or clearance pairs (built-in normal and friction laws) needs, after each accepted step,
 what :class:`flexmb.solvers.stepper.AlphaIntegrator` does between steps: the contact damping and friction power
-under the step's approach-speed history, the history moved on (``ContactGroup.accept``), the penetrations of the accepted
-state for the contact-step limit and the two onset tests of the next step, the spring and driver powers.
+under the step's approach-speed history, the history moved on (``ContactGroup.accept``), the penetrations of the
+accepted state for the contact-step limit and the two onset tests of the next step, the spring and driver powers.
 This module does that in compiled code (:func:`contact_penetrations`, :func:`accept_contacts`,
-:func:`friction_power`, :func:`onset_fraction`) and takes blocks of such steps in one call (:func:`contact_run`).
-
-A block repeats the integrator's decisions step by step (fixed-step runs; docs/theory-contact.md §4):
+:func:`friction_power`, :func:`onset_fraction`); :func:`flexmb.compiled.blocks.run_block` takes blocks of such
+steps in one call with it. A block repeats the integrator's decisions step by step (fixed-step runs;
+docs/theory-contact.md §4):
 
 * the step is ``min(h, h_max, t_end - t)``, limited to ``h_contact`` while a pair penetrates or touches
   (penetration ``> -contact_tol``), and after a step shorter than the nominal one the next one may double
@@ -27,12 +27,11 @@ from numba import njit
 
 from .forces import (HYSTERESIS, contact_friction, contact_kernel, hysteresis_one, linear_one, measure_kernel,
                      trial_speed)
-from .step import (CONVERGED, _contact_group, _extended, accept_springs, alpha_step, powers, set_step_inputs,
-                   switched_off_violation)
+from .step import _contact_group, _extended
 
 ONSET, STEP_CHANGE, BAD_CONTACT = 10, 11, 12
-"""Why :func:`contact_run` ended a block early (besides the failure codes of ``alpha_step``): a contact onset
-to locate, a step of another size, a pair without a normal at the accepted state."""
+"""Why a block of contact steps (flexmb/compiled/blocks.py ``run_block``) ended early (besides the failure codes of
+``alpha_step``): a contact onset to locate, a step of another size, a pair without a normal at the accepted state."""
 
 ONSET_FRACTION_MAX = 0.99
 """An onset at or after this fraction of a step is not cut to (``AlphaIntegrator``)."""
@@ -120,101 +119,3 @@ def onset_fraction(d0, d1, tol):
         if d0[i] < -tol and d1[i] > tol:
             frac = min(frac, -d0[i] / (d1[i] - d0[i]))
     return frac
-
-
-@njit(cache=True)
-def contact_run(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, use_h_contact, locate, contact_tol,
-                aim_min, q0, v0, vd0, a0, lam0, am, af, beta, gamma, tol, max_iter, act, driven, drive_values,
-                load_values, voltage_values, energy, off_rows, model, dyn, pen, cscale, out_t, out_q, out_v, out_vd, out_lam, out_pnc,
-                out_pdrv, out_off, out_sref, out_dyn, last_a, stats):
-    """Up to ``n_steps`` accepted steps of size ``h_b`` (s) from the state at ``t0`` of a model with contact pairs
-    (see the module's docstring for when a block ends). ``h_state`` (1,) holds the integrator's next step ``h``
-    and gets it after the block; ``pen`` the penetrations (m) of the accepted state, updated at each step;
-    ``dyn = (speed, in_contact, last_rate)`` the approach-speed history, moved on at each step; the springs'
-    unwrapping references (in the model) likewise. ``drive_values``, ``load_values`` and ``voltage_values`` are the
-    drivers' f, f'', the loads' vectors and the motors' voltages at the times ``t0 + k h_b`` (as ``alpha_run``). Row k of ``out_*`` receives the
-    state after step k, its non-conservative and driver powers (W, when ``energy``), the largest |Phi| of the
-    switched-off rows, the springs' references and the contacts' history ``(speed, in_contact, last_rate)``.
-    Returns ``(steps taken, why the block ended)``: ``CONVERGED`` when it took ``n_steps`` or reached
-    ``t_end``, else a failure code of ``alpha_step``, ``ONSET``, ``STEP_CHANGE`` or ``BAD_CONTACT``; the
-    integrator then takes the next step itself."""
-    contacts, springs = model[5], model[4]
-    speed, in_contact, last_rate = dyn
-    nq, m, npair = q0.size, lam0.size, pen.size
-    q, v, vd, a, lam = q0.copy(), v0.copy(), vd0.copy(), a0.copy(), lam0.copy()
-    q1, v1, vd1, a1, lam1 = np.empty(nq), np.empty(nq), np.empty(nq), np.empty(nq), np.empty(m)
-    qp, vp = np.empty(nq), np.empty(nq)
-    d1, r1 = np.empty(npair), np.empty(npair)
-    st = np.zeros(3)
-    t = t0
-    h = h_state[0]
-    done_tol = 1e-12 * max(1.0, abs(t_end))
-    no_q_tol = np.empty(0)
-    for k in range(n_steps):
-        if t >= t_end - done_tol:
-            return k, CONVERGED
-        h_try = min(h, h_max, t_end - t)              # AlphaIntegrator._attempt
-        if use_h_contact:                              # AlphaIntegrator._contact_step
-            touching = False
-            for i in range(npair):
-                if pen[i] > -contact_tol:
-                    touching = True
-            if touching:
-                h_try = min(h_try, h_contact)
-        if h_try != h_b:
-            return k, STEP_CHANGE
-        if locate:                                     # the free-flight prediction of the step
-            for i in range(nq):
-                qp[i] = q[i] + h_try * v[i] + 0.5 * h_try * h_try * vd[i]
-                vp[i] = v[i] + h_try * vd[i]
-            if contact_penetrations(qp, vp, contacts, d1, r1) >= 0:
-                return k, BAD_CONTACT
-            if onset_fraction(pen, d1, contact_tol) < ONSET_FRACTION_MAX:
-                return k, ONSET
-        set_step_inputs(k, model, driven, drive_values, load_values, voltage_values)
-        code = alpha_step(q, v, vd, a, lam, h_try, am, af, beta, gamma, tol, no_q_tol, False, max_iter, act,
-                          model, dyn, cscale, q1, v1, vd1, a1, lam1, st)
-        if code != CONVERGED:
-            return k, code
-        if contact_penetrations(q1, v1, contacts, d1, r1) >= 0:
-            return k, BAD_CONTACT
-        if locate:                                     # the onset test of the Newton result
-            frac = onset_fraction(pen, d1, contact_tol)
-            if frac < ONSET_FRACTION_MAX and h_try * frac >= aim_min:
-                return k, ONSET
-        # counted for accepted steps only: the integrator takes a discarded attempt again, and counts it then
-        stats[0] += st[0]
-        stats[1] += st[1]
-        if h_try < h_nominal:                          # recover the requested step (fixed-step runs)
-            h = min(2.0 * h_try, h_nominal)
-            h_state[0] = h
-        t = t + h_try
-        q, q1 = q1, q
-        v, v1 = v1, v
-        vd, vd1 = vd1, vd
-        a, a1 = a1, a
-        lam, lam1 = lam1, lam
-        out_t[k] = t
-        out_q[k] = q
-        out_v[k] = v
-        out_vd[k] = vd
-        out_lam[k] = lam
-        # step end (Assembly.step_end): springs, then contacts (power under the step's history, then accept)
-        p_nc = accept_springs(q, v, springs)
-        if energy:
-            p_nc += friction_power(q, v, contacts, speed, in_contact, last_rate)
-        p_nc += accept_contacts(d1, r1, contacts, speed, in_contact, last_rate)
-        pen[:] = d1
-        if energy:
-            p_rest, out_pdrv[k] = powers(q, v, lam, act, model)
-            out_pnc[k] = p_nc + p_rest
-        else:
-            out_pnc[k], out_pdrv[k] = 0.0, 0.0
-        out_off[k] = switched_off_violation(q, off_rows, model[1], model[3]) if off_rows.size else 0.0
-        out_sref[k] = springs[8]
-        for i in range(npair):
-            out_dyn[k, 0, i] = speed[i]
-            out_dyn[k, 1, i] = 1.0 if in_contact[i] else 0.0
-            out_dyn[k, 2, i] = last_rate[i]
-        last_a[:] = a
-    return n_steps, CONVERGED

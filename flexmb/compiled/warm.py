@@ -149,9 +149,9 @@ def compile_kernels(verbose: bool = True, jobs: int | None = None) -> float:
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
         # one worker compiles the compiled step (model 1: rigid bodies, joints, springs, loads and a motor, all on
-        # the compiled step) while the other takes the contact, crash and rope kernels (n - 5), the flexible ones,
-        # the blocks with contacts (n - 4) and the particles and sphere clouds (n - 6); the rigid-joint models come
-        # last and load the step from the cache
+        # the compiled step; blocks.run_block) while the other takes the contact, crash and rope kernels (n - 5),
+        # the flexible ones, the blocks with contacts (n - 4) and the particles and sphere clouds (n - 6); the
+        # rigid-joint models come last and load the step from the cache
         order = [0, n - 5, n - 1, n - 2, n - 3, n - 4, n - 6, *range(1, n - 6)]
         pool = ProcessPoolExecutor(jobs, mp_context=mp.get_context("fork"))
         done = pool.map(_warm, order)

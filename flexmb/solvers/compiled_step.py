@@ -129,8 +129,8 @@ class CompiledStep:
         self._no_driven = np.zeros((2, 0), dtype=np.int64)
         self._no_values, self._no_loads = np.zeros((1, 2, 0)), np.zeros((1, 0, 3))
         self._no_volts, self._no_rows = np.zeros((1, 0)), np.zeros(0, dtype=np.int64)
-        from ..compiled import step
-        self._run, self.CONVERGED = step.alpha_run, step.CONVERGED
+        from ..compiled import blocks, step
+        self._run_block, self.CONVERGED = blocks.run_block, step.CONVERGED
 
     def _springs(self, asm, dense) -> tuple:
         """The spring-damper groups' part of the model (compiled/step.py); ``self._refs`` keeps each
@@ -292,6 +292,39 @@ class CompiledStep:
             f, _, fa = g.driver_terms(t)
             self.drive[p0], self.drive[p1] = f, fa
 
+    def _block(self, s, n: int, t_end: float, h_b: float, h: float, params, tol: float, max_iter: int,
+               inputs: tuple, energy: bool, check_off: bool = True, *, h_nominal: float = 0.0,
+               h_max: float = np.inf, h_contact: float | None = None, locate: bool = False, contact_tol: float = 0.0,
+               aim_min: float = 0.0, q_tol=None, contact_steps: bool = False, dyn: tuple | None = None,
+               pen: np.ndarray | None = None):
+        """One call of :func:`flexmb.compiled.blocks.run_block` (up to ``n`` steps from state ``s``; ``inputs`` =
+        (driven, driver values, load vectors, voltages)); returns ``(steps taken, code, outputs, springs'
+        references, contact history, last algorithmic acceleration, [iterations, factorizations], next h)``;
+        ``check_off``: the rows switched off as redundant are checked at each step. Every argument goes in the
+        types of the entry's one compiled signature (C-contiguous arrays, floats, ints, bools): another layout or
+        scalar type would compile the whole step again."""
+        nq, m = s.q.size, s.lam.size
+        c = np.ascontiguousarray
+        f = float
+        out = (np.empty(n), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, m)), np.empty(n),
+               np.empty(n), np.empty(n))
+        pen = np.zeros(0) if pen is None else pen
+        sref = np.empty((n if contact_steps else 0, self._sref.size))
+        hist = np.empty((n if contact_steps else 0, 3, pen.size))
+        a_last, stats, h_state = s.a.copy(), np.zeros(2), np.array([f(h)])
+        driven, values, loads, volts = inputs
+        use_q_tol = q_tol is not None
+        off_rows = np.flatnonzero(~self.asm.active).astype(np.int64) if check_off else self._no_rows
+        k, code = self._run_block(
+            int(n), f(s.t), f(t_end), f(h_b), h_state, f(h_nominal), f(h_max), f(h_contact or 0.0),
+            h_contact is not None, bool(locate), f(contact_tol), f(aim_min), c(s.q, dtype=f), c(s.v, dtype=f),
+            c(s.vd, dtype=f), c(s.a, dtype=f), c(s.lam, dtype=f), f(params.alpha_m), f(params.alpha_f),
+            f(params.beta), f(params.gamma), f(tol), c(q_tol if use_q_tol else s.q, dtype=f), use_q_tol,
+            int(max_iter), c(self.asm.active, dtype=bool), driven, c(values, dtype=f), c(loads, dtype=f),
+            c(volts, dtype=f), bool(energy), off_rows, bool(contact_steps), self.model, self._dynamic() if dyn is None else dyn, pen,
+            f(self.asm.inertia_scale), *out, sref, hist, a_last, stats)
+        return k, code, out, sref, hist, a_last, stats, float(h_state[0])
+
     def step(self, s, h: float, params, tol: float, max_iter: int, q_tol):
         """The step of size h from state ``s`` as ``(q, v, vd, a, lam, iterations, factorizations)``, or
         None when its Newton iteration fails (the caller repeats it on the general path). It is a block of one
@@ -300,17 +333,10 @@ class CompiledStep:
         self._set_drivers(s.t + h)
         self._set_loads(s.t + h)
         self._load_history()
-        nq, m = s.q.size, s.lam.size
-        out = (np.empty(1), np.empty((1, nq)), np.empty((1, nq)), np.empty((1, nq)), np.empty((1, m)), np.empty(1),
-               np.empty(1), np.empty(1))
-        a = np.empty(nq)
-        stats = np.zeros(2)
-        use_q_tol = q_tol is not None
-        # t_end = inf: the step is h exactly (alpha_run takes min(h, h_max, t_end - t))
-        k, code = self._run(1, s.t, np.inf, h, h, s.q, s.v, s.vd, s.a, s.lam, params.alpha_m, params.alpha_f,
-                            params.beta, params.gamma, tol, q_tol if use_q_tol else s.q, use_q_tol, max_iter,
-                            self.asm.active, self._no_driven, self._no_values, self._no_loads, self._no_volts, False,
-                            self._no_rows, self.model, self._dynamic(), self.asm.inertia_scale, *out, a, stats)
+        # t_end = inf: the step is h exactly (run_block takes min(h, h_max, t_end - t))
+        k, code, out, _, _, a, stats, _ = self._block(
+            s, 1, np.inf, h, h, params, tol, max_iter,
+            (self._no_driven, self._no_values, self._no_loads, self._no_volts), False, False, h_max=h, q_tol=q_tol)
         if k != 1:
             return None
         return out[1][0], out[2][0], out[3][0], a, out[4][0], int(stats[0]), int(stats[1])
@@ -327,17 +353,9 @@ class CompiledStep:
             t = t + min(h, h_max, t_end - t)
             times.append(t)
         values, loads, volts, n = self._sample_inputs(times)
-        nq, m = s.q.size, s.lam.size
-        out = (np.empty(n), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, m)), np.empty(n),
-               np.empty(n), np.empty(n))
-        a_last = s.a.copy()
-        off_rows = np.flatnonzero(~self.asm.active).astype(np.int64)
-        stats = np.zeros(2)
         self._load_history()
-        k, code = self._run(n, s.t, t_end, h, h_max, s.q, s.v, s.vd, s.a, s.lam, params.alpha_m, params.alpha_f,
-                            params.beta, params.gamma, tol, s.q, False, max_iter, self.asm.active, self.driven, values,
-                            loads, volts, energy, off_rows, self.model, self._dynamic(), self.asm.inertia_scale, *out, a_last,
-                            stats)
+        k, code, out, _, _, a_last, stats, _ = self._block(s, n, t_end, h, h, params, tol, max_iter,
+                                                           (self.driven, values, loads, volts), energy, h_max=h_max)
         self._store_history()
         block = StepBlock(k, *(x[:k] for x in out[:5]), a_last, *(x[:k] for x in out[5:]), code != self.CONVERGED)
         return block, int(stats[0]), int(stats[1])
@@ -347,38 +365,30 @@ class CompiledStep:
                      h_contact: float | None, contact_tol: float, locate: bool, aim_min: float, pen: np.ndarray,
                      params, tol: float, max_iter: int, energy: bool) -> tuple[StepBlock, int, int, float]:
         """Up to ``n`` steps of size ``h_b`` (s) from state ``s`` of a model with contact pairs in one compiled call
-        (:func:`flexmb.compiled.step_end.contact_run`: the block ends before a step of another size or at a contact
-        onset, which the integrator then locates). ``h`` is the integrator's next step (s), ``pen`` the
-        penetrations (m) of the accepted state, all pairs concatenated (updated in place). Returns the block with
-        the element history after each step (``block.history``), Newton iterations, factorizations and the next
-        step ``h``; the groups' histories (approach speeds, unwrapping references) are those of the last row."""
-        from ..compiled.step_end import contact_run
+        (:func:`flexmb.compiled.blocks.run_block` with ``contact_steps``: the block ends before a step of another
+        size or at a contact onset, which the integrator then locates). ``h`` is the integrator's next step (s),
+        ``pen`` the penetrations (m) of the accepted state, all pairs concatenated (updated in place). Returns the
+        block with the element history after each step (``block.history``), Newton iterations, factorizations and
+        the next step ``h``; the groups' histories (approach speeds, unwrapping references) are those of the last
+        row."""
         times, t = [], s.t
         done = t_end - 1e-12 * max(1.0, abs(t_end))
         while len(times) < n and t < done and t_end - t >= h_b:
             t = t + h_b
             times.append(t)
         values, loads, volts, n = self._sample_inputs(times)
-        nq, m = s.q.size, s.lam.size
         dyn = self._dynamic()           # fresh arrays (concatenated), moved on by the block
-        out = (np.empty(n), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, m)), np.empty(n),
-               np.empty(n), np.empty(n))
-        sref, hist = np.empty((n, self._sref.size)), np.empty((n, 3, pen.size))
-        a_last = s.a.copy()
-        off_rows = np.flatnonzero(~self.asm.active).astype(np.int64)
-        stats, h_state = np.zeros(2), np.array([h])
         self._load_history()
-        k, code = contact_run(n, s.t, t_end, h_b, h_state, h_nominal, h_max, h_contact or 0.0, h_contact is not None,
-                              locate, contact_tol, aim_min, s.q, s.v, s.vd, s.a, s.lam, params.alpha_m, params.alpha_f,
-                              params.beta, params.gamma, tol, max_iter, self.asm.active, self.driven, values, loads,
-                              volts, energy, off_rows, self.model, dyn, pen, self.asm.inertia_scale, *out, sref, hist, a_last,
-                              stats)
+        k, code, out, sref, hist, a_last, stats, h_next = self._block(
+            s, n, t_end, h_b, h, params, tol, max_iter, (self.driven, values, loads, volts), energy,
+            h_nominal=h_nominal, h_max=h_max, h_contact=h_contact, locate=locate, contact_tol=contact_tol,
+            aim_min=aim_min, contact_steps=True, dyn=dyn, pen=pen)
         block = StepBlock(k, *(x[:k] for x in out[:5]), a_last, *(x[:k] for x in out[5:]), code != self.CONVERGED)
         if k:
             self._store_history()
             self._store_dynamic(dyn)
             block.history = self._history_rows(sref[:k], hist[:k])
-        return block, int(stats[0]), int(stats[1]), float(h_state[0])
+        return block, int(stats[0]), int(stats[1]), h_next
 
     def _sample_inputs(self, times: list) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         """The block's time-dependent inputs at ``times``: the driven instances' f and f'' (len(times), 2,
@@ -519,8 +529,9 @@ class CompiledEvaluation:
             return None
         vals = np.zeros(self.n * self.n if self.dense else self._nnz) if want else self._empty
         cM, cC, cK, cH = (float(x) for x in coef[:4]) if want else (0.0, 0.0, 0.0, 0.0)
-        if not self._equations(q, v, a, lam, asm.active, want, cM, cC, cK, cH, c.model, c._dynamic(), r, phi,
-                               vals):
+        f = np.ascontiguousarray      # the types of the step's call: one compiled signature (CompiledStep._block)
+        if not self._equations(f(q, dtype=float), f(v, dtype=float), f(a, dtype=float), f(lam, dtype=float),
+                               f(asm.active, dtype=bool), want, cM, cC, cK, cH, c.model, c._dynamic(), r, phi, vals):
             return None
         if self._side:
             qe, ve = extend(q, v)

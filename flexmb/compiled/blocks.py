@@ -1,0 +1,138 @@
+"""Blocks of compiled generalized-alpha steps: the one entry point of the compiled step (docs/architecture.md §1).
+
+:func:`run_block` takes up to ``n`` fixed steps of a model on the compiled step (flexmb/compiled/step.py: the
+Newton iteration of one step, :func:`~flexmb.compiled.step.alpha_step`) and books each accepted state with
+its powers. It serves every caller: a single step (a block of one), blocks of models without contacts and
+blocks of models with contact pairs, whose step-end work and onset tests are those of
+flexmb/compiled/step_end.py (``contact_steps``). It is the only function of the step that Python calls
+(besides :func:`~flexmb.compiled.step.equations`, which the sparse compiled evaluation calls and the step
+links): numba compiles a function once per distinct signature and re-optimizes all the code it links, so
+one entry compiles the step once, where separate plain and contact runs compiled it twice and each
+specialization of an entry's argument types (an array's layout, an int for a float) compiles it again
+(``CompiledStep`` passes C-contiguous arrays and typed scalars only).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .step import (CONVERGED, accept_springs, alpha_step, powers, set_step_inputs, switched_off_violation)
+from .step_end import (BAD_CONTACT, ONSET, ONSET_FRACTION_MAX, STEP_CHANGE, accept_contacts, contact_penetrations,
+                       friction_power, onset_fraction)
+
+__all__ = ["run_block"]
+
+
+@njit(cache=True)
+def run_block(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, use_h_contact, locate, contact_tol,
+              aim_min, q0, v0, vd0, a0, lam0, am, af, beta, gamma, tol, q_tol, use_q_tol, max_iter, act, driven,
+              drive_values, load_values, voltage_values, energy, off_rows, contact_steps, model, dyn, pen, cscale,
+              out_t, out_q, out_v, out_vd, out_lam, out_pnc, out_pdrv, out_off, out_sref, out_dyn, last_a, stats):
+    """Up to ``n_steps`` steps from the state at ``t0``; row k of ``out_*`` gets the state after step k (time,
+    q, v, vd, lambda), its non-conservative and driver powers (W, when ``energy``) and the largest |Phi| of the
+    rows switched off as redundant (``off_rows``). ``drive_values`` (n_steps, 2, len(driven)) are f and f'' of
+    the driven instances ``driven`` (their positions in the model's ``drive``, (2, n)) at each step's end,
+    ``load_values`` (n_steps, loads, 3) the applied loads' vectors there, ``voltage_values`` (n_steps, motors)
+    the motors' supply voltages; ``q_tol`` the coordinates' absolute tolerances when ``use_q_tol``
+    (:func:`~flexmb.compiled.stepping.newton_weights`); ``h_state`` (1,) the integrator's step ``h`` (s).
+
+    Without ``contact_steps`` each step is ``min(h, h_max, t_end - t)`` (``AlphaIntegrator``) and the block ends
+    at ``t_end``, after ``n_steps`` or at a step that fails (its Newton counts included in ``stats``).
+    With ``contact_steps`` (a model with contact pairs, flexmb/compiled/step_end.py): every step is ``h_b``
+    and the block ends before a step of another size (``h_contact`` while a pair's penetration ``pen`` (m)
+    exceeds ``-contact_tol``, the doubling back to ``h_nominal`` after a shorter step, kept in ``h_state``),
+    before a step whose free-flight prediction or Newton result starts a contact (``locate``; onsets later than
+    ``aim_min`` into the step), and at a pair without a normal; the contacts' step-end work (friction and
+    damping power, the approach-speed history ``dyn`` moved on, ``pen`` updated) is done after each step and
+    row k of ``out_sref``/``out_dyn`` gets the springs' unwrapping references and the contacts' history
+    ``(speed, in_contact, last_rate)``; Newton counts are those of accepted steps (the integrator takes a
+    discarded attempt again and counts it then).
+
+    Returns ``(steps taken, code)``: ``CONVERGED`` when it took ``n_steps`` or reached ``t_end``, else a failure
+    code of ``alpha_step``, ``ONSET``, ``STEP_CHANGE`` or ``BAD_CONTACT``. ``last_a`` gets the algorithmic
+    acceleration of the last state, ``stats`` the Newton iterations and factorizations."""
+    contacts, springs = model[5], model[4]
+    speed, in_contact, last_rate = dyn
+    nq, m, npair = q0.size, lam0.size, pen.size
+    q, v, vd, a, lam = q0.copy(), v0.copy(), vd0.copy(), a0.copy(), lam0.copy()
+    q1, v1, vd1, a1, lam1 = np.empty(nq), np.empty(nq), np.empty(nq), np.empty(nq), np.empty(m)
+    qp, vp = np.empty(nq), np.empty(nq)
+    d1, r1 = np.empty(npair), np.empty(npair)
+    st = np.zeros(3)
+    t = t0
+    h = h_state[0]
+    done_tol = 1e-12 * max(1.0, abs(t_end))
+    for k in range(n_steps):
+        if t >= t_end - done_tol:
+            return k, CONVERGED
+        h_try = min(h, h_max, t_end - t)              # AlphaIntegrator._attempt
+        if contact_steps:
+            if use_h_contact:                          # AlphaIntegrator._contact_step
+                touching = False
+                for i in range(npair):
+                    if pen[i] > -contact_tol:
+                        touching = True
+                if touching:
+                    h_try = min(h_try, h_contact)
+            if h_try != h_b:
+                return k, STEP_CHANGE
+            if locate:                                 # the free-flight prediction of the step
+                for i in range(nq):
+                    qp[i] = q[i] + h_try * v[i] + 0.5 * h_try * h_try * vd[i]
+                    vp[i] = v[i] + h_try * vd[i]
+                if contact_penetrations(qp, vp, contacts, d1, r1) >= 0:
+                    return k, BAD_CONTACT
+                if onset_fraction(pen, d1, contact_tol) < ONSET_FRACTION_MAX:
+                    return k, ONSET
+        set_step_inputs(k, model, driven, drive_values, load_values, voltage_values)
+        code = alpha_step(q, v, vd, a, lam, h_try, am, af, beta, gamma, tol, q_tol, use_q_tol, max_iter, act,
+                          model, dyn, cscale, q1, v1, vd1, a1, lam1, st)
+        if not contact_steps:
+            stats[0] += st[0]
+            stats[1] += st[1]
+        if code != CONVERGED:
+            return k, code
+        if contact_steps:
+            if contact_penetrations(q1, v1, contacts, d1, r1) >= 0:
+                return k, BAD_CONTACT
+            if locate:                                 # the onset test of the Newton result
+                frac = onset_fraction(pen, d1, contact_tol)
+                if frac < ONSET_FRACTION_MAX and h_try * frac >= aim_min:
+                    return k, ONSET
+            stats[0] += st[0]
+            stats[1] += st[1]
+            if h_try < h_nominal:                      # recover the requested step (fixed-step runs)
+                h = min(2.0 * h_try, h_nominal)
+                h_state[0] = h
+        t = t + h_try
+        q, q1 = q1, q
+        v, v1 = v1, v
+        vd, vd1 = vd1, vd
+        a, a1 = a1, a
+        lam, lam1 = lam1, lam
+        out_t[k] = t
+        out_q[k] = q
+        out_v[k] = v
+        out_vd[k] = vd
+        out_lam[k] = lam
+        # step end (Assembly.step_end): springs, then contacts (power under the step's history, then accept)
+        p_nc = accept_springs(q, v, springs)
+        if contact_steps:
+            if energy:
+                p_nc += friction_power(q, v, contacts, speed, in_contact, last_rate)
+            p_nc += accept_contacts(d1, r1, contacts, speed, in_contact, last_rate)
+            pen[:] = d1
+        if energy:
+            p_rest, out_pdrv[k] = powers(q, v, lam, act, model)
+            out_pnc[k] = p_nc + p_rest
+        else:
+            out_pnc[k], out_pdrv[k] = 0.0, 0.0
+        out_off[k] = switched_off_violation(q, off_rows, model[1], model[3]) if off_rows.size else 0.0
+        if contact_steps:
+            out_sref[k] = springs[8]
+            for i in range(npair):
+                out_dyn[k, 0, i] = speed[i]
+                out_dyn[k, 1, i] = 1.0 if in_contact[i] else 0.0
+                out_dyn[k, 2, i] = last_rate[i]
+        last_a[:] = a
+    return n_steps, CONVERGED
