@@ -37,7 +37,7 @@ __all__ = ["energy_rows", "CompiledEnergy"]
 
 
 @njit(cache=True)
-def _measures(q, v, qe, ve, tab, gather, vecs, shps, sides, ref, x, xd, bad):
+def _measures(qe, ve, tab, gather, vecs, shps, sides, ref, x, xd, bad):
     """Measures ``x`` and rates ``xd`` of every instance of the packed groups ``tab`` (rows ``(code, n, nx, m_i,
     m_j, modes, offset in gather, in vecs, in shps, first instance, ...)``, as
     ``flexmb.solvers.compiled_step._pack_measures``); ``bad[0]`` set to 1 when a length has no direction."""
@@ -48,9 +48,11 @@ def _measures(q, v, qe, ve, tab, gather, vecs, shps, sides, ref, x, xd, bad):
         if n == 0:
             continue
         xg, xdg = np.empty(n), np.empty(n)
-        if measure_kernel(code, qe, ve, gather[og:og + n * nx].reshape((n, nx)), vecs[ov:ov + 12 * n].reshape((n, 4, 3)),
-                          shps[osh:osh + 12 * n * sm].reshape((n, 4, 3, sm)), sides[g], mi, mj, ref[op:op + n], false_,
-                          xg, xdg, np.empty((n, nx)), np.empty((0, nx, nx))) >= 0:
+        gg = gather[og:og + n * nx].reshape((n, nx))
+        vg = vecs[ov:ov + 12 * n].reshape((n, 4, 3))
+        sg = shps[osh:osh + 12 * n * sm].reshape((n, 4, 3, sm))
+        if measure_kernel(code, qe, ve, gg, vg, sg, sides[g], mi, mj, ref[op:op + n], false_, xg, xdg,
+                          np.empty((n, nx)), np.empty((0, nx, nx))) >= 0:
             bad[0] = 1
         x[op:op + n] = xg
         xd[op:op + n] = xdg
@@ -113,11 +115,11 @@ def energy_rows(Q, V, srefs, bodies, flex, springs, contacts, motors, parts, out
             for i in range(nb):
                 U += strain[i]
         if ns:
-            _measures(q, v, qe, ve, stab, sgather, svecs, sshps, ssides, srefs[k % srefs.shape[0]], xs, xds, bad)
+            _measures(qe, ve, stab, sgather, svecs, sshps, ssides, srefs[k % srefs.shape[0]], xs, xds, bad)
             for i in range(ns):
                 U += 0.5 * sk[i] * (xs[i] - sx0[i]) ** 2
         if nc:
-            _measures(q, v, qe, ve, ctab, cgather, cvecs, cshps, csides, cref, xc, xdc, bad)
+            _measures(qe, ve, ctab, cgather, cvecs, cshps, csides, cref, xc, xdc, bad)
             for i in range(nc):
                 d = csign[cgroup[i]] * (coffset[i] - xc[i])
                 if d > 0.0:
@@ -154,7 +156,8 @@ class CompiledEnergy:
         f8, i8 = np.float64, np.int64
         c = np.ascontiguousarray
         rigid = asm.rigid
-        self.bodies = (c(rigid.idx, dtype=i8), c(rigid.m, dtype=f8), c(rigid.J, dtype=f8), c(rigid.gravity, dtype=f8))
+        self.bodies = (c(rigid.idx, dtype=i8), c(rigid.m, dtype=f8), c(rigid.J, dtype=f8),
+                       c(rigid.gravity, dtype=f8))
         flexible = [g for g in asm.flexible if not g._python_structures]
         self.python_flexible = [g for g in asm.flexible if g._python_structures]
         ftab, fdata, idata, wdata, ftabs = [], [], [], [], []
@@ -172,26 +175,30 @@ class CompiledEnergy:
         no_positions = {None: np.zeros(0, dtype=i8)}
         springs = [g for g in asm.families if isinstance(g, ScalarSpringGroup)]
         tab, gather, _, vecs, shps, sides, _, first = _pack_measures([(g, g, None) for g in springs], no_positions)
-        self.springs = (tab, gather, vecs, shps, sides, _cat([g.k for g in springs], f8), _cat([g.x0 for g in springs], f8))
+        self.springs = (tab, gather, vecs, shps, sides, _cat([g.k for g in springs], f8),
+                        _cat([g.x0 for g in springs], f8))
         self._spring_groups = springs
         self._angle = any(g.measure == "angle" for g in springs)   # the references move with the history
         self._sref = _cat([g.angle_ref for g in springs], f8).reshape(1, -1)
         contacts = [g for g in asm.families if isinstance(g, ContactGroup) and not g.laws.any_user]
-        tab, gather, _, vecs, shps, sides, _, _ = _pack_measures([(g, g.measure, None) for g in contacts], no_positions)
+        tab, gather, _, vecs, shps, sides, _, _ = _pack_measures([(g, g.measure, None) for g in contacts],
+                                                                 no_positions)
         self.contacts = (tab, gather, vecs, shps, sides, _cat([g._ref for g in contacts], f8),
                          np.array([g.sign for g in contacts], dtype=f8), _cat([g.offset for g in contacts], f8),
                          _cat([g.laws.K for g in contacts], f8), _cat([g.laws.n for g in contacts], f8))
         motors = [g for g in asm.families if isinstance(g, DCMotorGroup)]
         self.motors = (_cat([g.state for g in motors], i8), _cat([g.L_a for g in motors], f8))
-        one = {type(g): g for g in asm.families if isinstance(g, (ParticleGroup, ParticleLinkGroup, ParticleAnchorGroup))}
+        particle_kinds = (ParticleGroup, ParticleLinkGroup, ParticleAnchorGroup)
+        one = {type(g): g for g in asm.families if isinstance(g, particle_kinds)}
         p, lk, an = one.get(ParticleGroup), one.get(ParticleLinkGroup), one.get(ParticleAnchorGroup)
-        self.parts = (c(p.scatter, dtype=i8) if p else np.zeros((0, 3), dtype=i8), c(p.mass, dtype=f8) if p else np.zeros(0),
-                      c(p.g, dtype=f8) if p else np.zeros(3),
-                      c(lk.scatter, dtype=i8) if lk else np.zeros((0, 6), dtype=i8), c(lk.k, dtype=f8) if lk else np.zeros(0),
-                      c(lk.L0, dtype=f8) if lk else np.zeros(0),
-                      c(an.scatter, dtype=i8) if an else np.zeros((0, 3), dtype=i8),
-                      c(an.point, dtype=f8) if an else np.zeros((0, 3)), c(an.k, dtype=f8) if an else np.zeros(0))
-        held = (ScalarSpringGroup, DCMotorGroup, AppliedLoadGroup, ParticleGroup, ParticleLinkGroup, ParticleAnchorGroup)
+
+        def arr(g, name, dtype, shape=(0,)):
+            return c(getattr(g, name), dtype=dtype) if g is not None else np.zeros(shape, dtype=dtype)
+
+        self.parts = (arr(p, "scatter", i8, (0, 3)), arr(p, "mass", f8), arr(p, "g", f8, (3,)),
+                      arr(lk, "scatter", i8, (0, 6)), arr(lk, "k", f8), arr(lk, "L0", f8),
+                      arr(an, "scatter", i8, (0, 3)), arr(an, "point", f8, (0, 3)), arr(an, "k", f8))
+        held = (ScalarSpringGroup, DCMotorGroup, AppliedLoadGroup, *particle_kinds)
         self.python_families = [g for g in asm.families
                                 if not (isinstance(g, held) or any(g is x for x in contacts))]
         # the Python part's energies depend on the element history (mesh contacts' candidates, ropes' paid-out

@@ -130,7 +130,8 @@ class EnergyWatch:
             if over.size:
                 k = int(over[0])
                 i = int(np.flatnonzero(on)[k])
-                self._flag(float(drift[k]), float(scale[i]), float(T[i]), float(dV[i]), float(work[i]), float(np.asarray(t)[i]), 4)
+                self._flag(float(drift[k]), float(scale[i]), float(T[i]), float(dV[i]), float(work[i]),
+                           float(np.asarray(t)[i]), 4)
 
     def _flag(self, drift: float, scale: float, T: float, dV: float, work: float, t: float, stacklevel: int) -> None:
         """Raise the warning once (``stacklevel`` points at the caller of ``simulate``)."""
