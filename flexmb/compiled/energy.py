@@ -178,6 +178,7 @@ class CompiledEnergy:
         self.springs = (tab, gather, vecs, shps, sides, _cat([g.k for g in springs], f8),
                         _cat([g.x0 for g in springs], f8))
         self._spring_groups = springs
+        self._spring_slices = {id(g): slice(a, a + g.n) for g, a in zip(springs, first)}
         self._angle = any(g.measure == "angle" for g in springs)   # the references move with the history
         self._sref = _cat([g.angle_ref for g in springs], f8).reshape(1, -1)
         contacts = [g for g in asm.families if isinstance(g, ContactGroup) and not g.laws.any_user]
@@ -211,6 +212,26 @@ class CompiledEnergy:
         if self._angle:
             self._sref = np.concatenate([g.angle_ref for g in self._spring_groups]).reshape(1, -1)
         return self._sref
+
+    def _sref_rows(self, history) -> np.ndarray | None:
+        """The springs' unwrapping references (nt, springs) read from rows of ``Assembly.history()`` vectors (per
+        stateful group its length, then its values); None when the rows' layouts differ (a history whose length
+        changes: then each row is evaluated under its history set on the assembly)."""
+        H = np.asarray(history, dtype=float)
+        out = np.repeat(self._srefs(), H.shape[0], axis=0)
+        k = 0
+        for g in self.asm.stateful:
+            if k >= H.shape[1]:
+                return None
+            n = H[0, k]
+            if not np.all(H[:, k] == n):
+                return None
+            n = int(n)
+            sl = self._spring_slices.get(id(g))
+            if sl is not None:
+                out[:, sl] = H[:, k + 1:k + 1 + n]
+            k += 1 + n
+        return out
 
     def _python(self, q, v) -> tuple[float, float]:
         """Energies of the bodies and families the compiled call does not hold (J), at the current history."""
@@ -258,8 +279,12 @@ class CompiledEnergy:
         if nt == 0:
             return out[:, 0], out[:, 1]
         per_row = history is not None and asm.stateful and (self._angle or self._python_stateful)
+        srefs = self._srefs()
+        if per_row and not self._python_stateful:      # only the springs' winding depends on the history
+            srefs = self._sref_rows(history)
+            per_row = srefs is None
         if not per_row:
-            energy_rows(Q, V, self._srefs(), self.bodies, self.flex, self.springs, self.contacts, self.motors,
+            energy_rows(Q, V, srefs, self.bodies, self.flex, self.springs, self.contacts, self.motors,
                         self.parts, out)
             if self.all_compiled and not out[:, 2].any():
                 return out[:, 0].copy(), out[:, 1].copy()
