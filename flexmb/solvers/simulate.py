@@ -266,9 +266,9 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
                 record(s, run.work_nc, run.work_drivers, run.done, run.h_last)
                 blocks = blocks and run.can_advance()
             else:
-                # the saved rows only, no loop over the steps; rows without a check are stored in bulk, the
-                # others (an energy check due, a switched-off row to verify, the last row) go through record
-                # energy checks: the block's due rows in one compiled evaluation (EnergyWatch.check_rows)
+                # the saved rows only, no loop over the steps: stored in bulk but for those that go through record
+                # (a switched-off row to verify, the last row); the rows due an energy check are checked together,
+                # their energies in one compiled evaluation (EnergyWatch.check_rows)
                 counts = step_count + 1 + np.arange(block.n)
                 saved = np.flatnonzero((counts % save_every == 0) | (counts == counts[-1]))
                 special = counts[saved] == counts[-1]
