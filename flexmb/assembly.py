@@ -474,13 +474,14 @@ class Assembly:
         return (self.rigid.potential_energy(q) + sum(g.potential_energy(q) for g in self.flexible)
                 + sum(g.potential(st) for g in self.families))
 
-    def energies(self, q, v) -> tuple[float, float]:
+    def energies(self, q: np.ndarray, v: np.ndarray) -> tuple[float, float]:
         """Kinetic and potential energy (J) at ``(q, v)`` under the current element history: the values of
         :meth:`kinetic_energy` and :meth:`potential_energy` (to rounding), with every body and the families of
         :mod:`flexmb.compiled.energy` in one compiled call (the energy-balance check of a run)."""
         return self.compiled_energy.energies(q, v)
 
-    def energy_rows(self, Q, V, history=None) -> tuple[np.ndarray, np.ndarray]:
+    def energy_rows(self, Q: np.ndarray, V: np.ndarray,
+                    history: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Kinetic and potential energy (J) of the states ``Q``, ``V`` (nt, nq), each (nt,); ``history``: the
         element history saved with each state (rows of :meth:`history`), else the current one for all."""
         return self.compiled_energy.rows(Q, V, history)

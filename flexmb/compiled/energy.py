@@ -145,7 +145,7 @@ class CompiledEnergy:
     """The energies of one compiled System (an ``Assembly``): the families :func:`energy_rows` holds packed once,
     the others evaluated through their ``kinetic``/``potential`` (Python, per state)."""
 
-    def __init__(self, asm):
+    def __init__(self, asm) -> None:
         from ..contact.pairs import ContactGroup
         from ..forces.applied import AppliedLoadGroup
         from ..forces.motor import DCMotorGroup
@@ -249,7 +249,7 @@ class CompiledEnergy:
         """Whether one compiled call holds every energy of the model."""
         return not (self.python_families or self.python_flexible)
 
-    def energies(self, q, v) -> tuple[float, float]:
+    def energies(self, q: np.ndarray, v: np.ndarray) -> tuple[float, float]:
         """Kinetic and potential energy (J) at ``(q, v)`` under the current element history, as
         ``Assembly.kinetic_energy`` and ``Assembly.potential_energy``."""
         q = np.ascontiguousarray(q, dtype=float).reshape(1, -1)
@@ -267,7 +267,7 @@ class CompiledEnergy:
         T, U = self._python(q, v)
         return float(row[0] + T), float(row[1] + U)
 
-    def rows(self, Q, V, history=None) -> tuple[np.ndarray, np.ndarray]:
+    def rows(self, Q: np.ndarray, V: np.ndarray, history: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Kinetic and potential energy (J) of the states ``Q``, ``V`` (nt, nq), each under the element history
         ``history[k]`` (``Assembly.history()`` vectors) when given, else under the current one. One compiled call
         when the energies of the families the call does not hold do not depend on the history."""

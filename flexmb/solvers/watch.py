@@ -104,7 +104,8 @@ class EnergyWatch:
         if drift > ENERGY_WARN_FRACTION + (h / elapsed) ** 2 and self.flagged is None:
             self._flag(drift, self.scale, T, dV, work, t, 5)
 
-    def check_rows(self, Q, V, history, t, work, h, elapsed) -> None:
+    def check_rows(self, Q: np.ndarray, V: np.ndarray, history: np.ndarray | None, t: np.ndarray, work: np.ndarray,
+                   h: np.ndarray, elapsed: np.ndarray) -> None:
         """:meth:`check` at the saved states ``Q``, ``V`` (k, nq) of a block of steps, in order, with one
         compiled evaluation of their energies; ``history`` (k, ...) the element history of each state or None
         (the current one), ``t``, ``work``, ``h``, ``elapsed`` arrays (k,)."""
