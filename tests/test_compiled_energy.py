@@ -210,18 +210,15 @@ def test_block_energy_checks_equal_single_step_checks(monkeypatch):
     block, ``EnergyWatch.check_rows``) equals the checks of single steps (``EnergyWatch.check`` per row): same
     worst drift to rounding, for a particle chain (rows every step and every third) and the winding spring."""
     from flexmb.solvers.stepper import AlphaIntegrator
-    import sys
-    from pathlib import Path
-    sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
-    import particle_chain as pc
 
     def chain():
-        s = fm.System(gravity=pc.GRAVITY)
+        """The chain of benchmarks/particle_chain.py with 8 particles."""
+        s = fm.System(gravity=(0.0, -9.81, 0.0))
         b = s.add(fm.RigidBody(1.0, (1.0, 1.0, 1.0), name="base"))
         s.add(fm.Fixed(s.ground, b))
-        P = s.add(fm.Particles(pc.positions(8), pc.MASS, name="chain"))
-        s.add(fm.ParticleLinks(P, "chain", pc.K, pc.C))
-        s.add(fm.ParticleAnchors(P, 0, stiffness=pc.K_PIN, damping=pc.C_PIN))
+        P = s.add(fm.Particles(np.column_stack([0.1 * np.arange(8), np.zeros(8), np.zeros(8)]), 0.1, name="chain"))
+        s.add(fm.ParticleLinks(P, "chain", 1e5, 1.0))
+        s.add(fm.ParticleAnchors(P, 0, stiffness=1e6, damping=10.0))
         return s
 
     for build, save_every in ((chain, 1), (chain, 3), (_winder, 1)):
