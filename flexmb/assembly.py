@@ -131,6 +131,7 @@ class Assembly:
         self.accepted_penetrations: list | None = None      # step_end(penetrations=True)
         # groups with a history (start / accept / history / set_history), in family order
         self.stateful = [g for g in self.families if g.history().size]
+        self._compiled_energy = None      # flexmb/compiled/energy.py, packed on first use
         self._build_patterns()
 
     def of_family(self, name: str) -> list:
@@ -472,6 +473,26 @@ class Assembly:
         st = self.eval_state(q, v, np.zeros(self.nq), 0.0)
         return (self.rigid.potential_energy(q) + sum(g.potential_energy(q) for g in self.flexible)
                 + sum(g.potential(st) for g in self.families))
+
+    def energies(self, q: np.ndarray, v: np.ndarray) -> tuple[float, float]:
+        """Kinetic and potential energy (J) at ``(q, v)`` under the current element history: the values of
+        :meth:`kinetic_energy` and :meth:`potential_energy` (to rounding), with every body and the families of
+        :mod:`flexmb.compiled.energy` in one compiled call (the energy-balance check of a run)."""
+        return self.compiled_energy.energies(q, v)
+
+    def energy_rows(self, Q: np.ndarray, V: np.ndarray,
+                    history: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Kinetic and potential energy (J) of the states ``Q``, ``V`` (nt, nq), each (nt,); ``history``: the
+        element history saved with each state (rows of :meth:`history`), else the current one for all."""
+        return self.compiled_energy.rows(Q, V, history)
+
+    @property
+    def compiled_energy(self):
+        """The model's :class:`flexmb.compiled.energy.CompiledEnergy` (packed on first use; numba loads then)."""
+        if self._compiled_energy is None:
+            from .compiled.energy import CompiledEnergy
+            self._compiled_energy = CompiledEnergy(self)
+        return self._compiled_energy
 
     def nonconservative_power(self, q, v, t) -> float:
         """Power of modal damping and of the families' non-conservative forces (applied and user loads,

@@ -104,3 +104,26 @@ def anchor_kernel(q, v, gather, point, k_anchor, c_anchor, cK, cC, want_blocks, 
             for i in range(3):
                 for j in range(3):
                     blk[n, i, j] = (cK * k_anchor[n] + cC * c_anchor[n]) if i == j else 0.0
+
+
+@njit(cache=True)
+def damper_power(qe, ve, lgather, lc, agather, ac):
+    """Power (W) of the link dampers ``-sum c L_dot^2`` (``L_dot = e . (x_2_dot - x_1_dot)``, ``e`` the unit vector
+    from the first particle to the second) plus that of the anchor dampers ``-sum c |x_dot|^2``, as
+    ``link_kernel``'s and ``anchor_kernel``'s parts without their forces and blocks (the energy balance's power at
+    each accepted step)."""
+    P = 0.0
+    for n in range(lgather.shape[0]):
+        g = lgather[n]
+        dd, Ld = 0.0, 0.0
+        for i in range(3):
+            d = qe[g[3 + i]] - qe[g[i]]
+            dd += d * d
+            Ld += d * (ve[g[3 + i]] - ve[g[i]])
+        Ld /= np.sqrt(dd)
+        P -= lc[n] * Ld * Ld
+    for n in range(agather.shape[0]):
+        for i in range(3):
+            vi = ve[agather[n, i]]
+            P -= ac[n] * vi * vi
+    return P

@@ -228,6 +228,8 @@ class ParticleAnchors(ForceElement):
 
 
 # -- groups -------------------------------------------------------------------------------------------------------
+_NO_LINKS, _NO_GATHER, _NO_VALUES = np.zeros((0, 6), dtype=np.int64), np.zeros((0, 3), dtype=np.int64), np.zeros(0)
+
 
 class ParticleGroup(ElementGroup):
     """Inertia and weight of every particle of every :class:`Particles` set: one instance per particle
@@ -302,9 +304,8 @@ class ParticleLinkGroup(ElementGroup):
         return float(0.5 * np.sum(self.k * (L - self.L0) ** 2))
 
     def power(self, st: EvalState) -> float:
-        """Damper power ``-sum c L_dot^2`` (W)."""
-        Ld = self._evaluate(st, None)[2][:, 2]
-        return float(-np.sum(self.c * Ld * Ld))
+        """Damper power ``-sum c L_dot^2`` (W), one compiled call (``damper_power``)."""
+        return float(self._k.damper_power(st.qe, st.ve, self.scatter, self.c, _NO_GATHER, _NO_VALUES))
 
     def tensions(self, st: EvalState) -> np.ndarray:
         """Tension of every link (N, positive when stretched), in the order of ``labels``."""
@@ -341,7 +342,8 @@ class ParticleAnchorGroup(ElementGroup):
         return float(self._evaluate(st, None)[2][:, 0].sum())
 
     def power(self, st: EvalState) -> float:
-        return float(self._evaluate(st, None)[2][:, 1].sum())
+        """Damper power ``-sum c |x_dot|^2`` (W), one compiled call (``damper_power``)."""
+        return float(self._k.damper_power(st.qe, st.ve, _NO_LINKS, _NO_VALUES, self.scatter, self.c))
 
 
 def build_groups(forces, nq: int, st: EvalState) -> list[ElementGroup]:

@@ -235,21 +235,17 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
     reporter = RunProgress(progress, t_start, s.t, t_end, step_count)
 
     def record(s: StepState, work_nc: float, work_drivers: float, last: bool, h_last: float,
-               off: float | None = None, hist: np.ndarray | None = None) -> None:
+               off: float | None = None, hist: np.ndarray | None = None, in_block: bool = False) -> None:
         """The bookkeeping after accepted step ``step_count``: save it every ``save_every`` steps (``off``: the
         largest |Phi| of the rows switched off as redundant, when already known; ``hist``: the element history
-        of a row inside a block)."""
+        of a row inside a block; ``in_block``: a row of a block, whose energy check the block's bulk check does)."""
         if step_count % save_every == 0 or last:
             if redundant_rows and (off is None or off > switched_off_tol):
                 _check_switched_off(asm, s, switched_off_tol)
             history.add(s, work_nc, work_drivers, hist)
-            if energy_watch is not None and (last or (step_count // save_every) % energy_every == 0):
-                if hist is not None:        # a row inside a block: its energy under its own history
-                    asm.set_history(hist)
-                    moved[0] = True
+            if (energy_watch is not None and not in_block
+                    and (last or (step_count // save_every) % energy_every == 0)):
                 energy_watch.check(s.q, s.v, s.t, work_nc + work_drivers, h_last, s.t - t_start)
-
-    moved = [False]         # the element history was set to a row's inside a block (restored after the block)
 
     # fixed-step runs of bodies and joints take blocks of steps in one compiled call (solvers/compiled_step.py)
     blocks = writer is None and run.can_advance()
@@ -270,13 +266,12 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
                 record(s, run.work_nc, run.work_drivers, run.done, run.h_last)
                 blocks = blocks and run.can_advance()
             else:
-                # the saved rows only, no loop over the steps; rows without a check are stored in bulk, the
-                # others (an energy check due, a switched-off row to verify, the last row) go through record
+                # the saved rows only, no loop over the steps: stored in bulk but for those that go through record
+                # (a switched-off row to verify, the last row); the rows due an energy check are checked together,
+                # their energies in one compiled evaluation (EnergyWatch.check_rows)
                 counts = step_count + 1 + np.arange(block.n)
                 saved = np.flatnonzero((counts % save_every == 0) | (counts == counts[-1]))
                 special = counts[saved] == counts[-1]
-                if energy_watch is not None:
-                    special |= (counts[saved] // save_every) % energy_every == 0
                 if redundant_rows:
                     special |= block.off[saved] > switched_off_tol
                 first = 0
@@ -291,11 +286,19 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
                     h_k = float(block.t[k] - (block.t[k - 1] if k else t_before))
                     record(s, float(block.work_nc[k]), float(block.work_drivers[k]),
                            run.done and k == block.n - 1, h_k, float(block.off[k]),
-                           None if block.history is None else block.history[k])
-                    if moved[0]:
-                        asm.set_history(block.history[-1])      # the history of the block's last state again
-                        moved[0] = False
+                           None if block.history is None else block.history[k], in_block=True)
                     first = j + 1
+                if energy_watch is not None:
+                    due = (counts[saved] // save_every) % energy_every == 0
+                    if run.done:
+                        due[-1] = True          # the last row of the run
+                    rows = saved[due]
+                    if rows.size:
+                        tk = block.t[rows]
+                        h_k = tk - np.where(rows > 0, block.t[rows - 1], t_before)
+                        energy_watch.check_rows(block.q[rows], block.v[rows],
+                                                None if block.history is None else block.history[rows], tk,
+                                                block.work_nc[rows] + block.work_drivers[rows], h_k, tk - t_start)
                 step_count = int(counts[-1])
                 if block.failed:
                     s = run.step()          # the attempt that failed in the block, with retries and diagnostics

@@ -72,15 +72,18 @@ class StallWatch:
 
 class EnergyWatch:
     """Tracks the energy balance at saved states; warns once (EnergyBalanceWarning) when it drifts
-    by more than ``ENERGY_WARN_FRACTION`` of the energy scale."""
+    by more than ``ENERGY_WARN_FRACTION`` of the energy scale.
+
+    The energies come from ``Assembly.energies`` / ``Assembly.energy_rows`` (flexmb/compiled/energy.py: every
+    body and compiled family in one compiled call, the values of ``kinetic_energy`` / ``potential_energy``);
+    :meth:`check_rows` checks the saved rows of a block of steps with one such call."""
 
     def __init__(self, asm, q0, v0, work0: float = 0.0):
         """Balance from the state (q0, v0), at which the work done so far was ``work0`` (J; not zero
         when a run is resumed)."""
         self.asm = asm
         self.work0 = work0
-        self.T0 = asm.kinetic_energy(q0, v0)
-        self.V0 = asm.potential_energy(q0, v0)
+        self.T0, self.V0 = asm.energies(q0, v0)
         self.scale = abs(self.T0)
         self.worst = 0.0          # largest |E - E0| / scale seen (stats["energy_drift"])
         self.flagged = None       # the drift that raised the warning, once it was raised
@@ -89,8 +92,8 @@ class EnergyWatch:
         """Check the balance at a saved state; ``work`` (J) of loads, dampers and drivers since the start,
         ``h`` the last step and ``elapsed`` the simulated time since the start (s)."""
         work = work - self.work0
-        T = self.asm.kinetic_energy(q, v)
-        dV = self.asm.potential_energy(q, v) - self.V0
+        T, V = self.asm.energies(q, v)
+        dV = V - self.V0
         if not (math.isfinite(T) and math.isfinite(dV)):
             return
         self.scale = max(self.scale, T + abs(dV) + abs(work))
@@ -99,12 +102,46 @@ class EnergyWatch:
         drift = abs(T + dV - work - self.T0) / self.scale
         self.worst = max(self.worst, drift)
         if drift > ENERGY_WARN_FRACTION + (h / elapsed) ** 2 and self.flagged is None:
-            self.flagged = drift
-            warnings.warn(
-                f"energy balance drifted by {drift:.3g} of the energy scale {self.scale:.4g} J at t = {t:.6g} s "
-                f"(kinetic {T:.4g} J, potential change {dV:.4g} J, work {work:.4g} J); limit "
-                f"{ENERGY_WARN_FRACTION:g}. The step is too coarse for the model or the model is unstable: "
-                "reduce h or use adaptive=True", EnergyBalanceWarning, stacklevel=4)
+            self._flag(drift, self.scale, T, dV, work, t, 5)
+
+    def check_rows(self, Q: np.ndarray, V: np.ndarray, history: np.ndarray | None, t: np.ndarray, work: np.ndarray,
+                   h: np.ndarray, elapsed: np.ndarray) -> None:
+        """:meth:`check` at the saved states ``Q``, ``V`` (k, nq) of a block of steps, in order, with one
+        compiled evaluation of their energies; ``history`` (k, ...) the element history of each state or None
+        (the current one), ``t``, ``work``, ``h``, ``elapsed`` arrays (k,)."""
+        if len(t) == 0:
+            return
+        T, U = self.asm.energy_rows(Q, V, history)
+        work = np.asarray(work, dtype=float) - self.work0
+        dV = U - self.V0
+        ok = np.isfinite(T) & np.isfinite(dV)
+        if not ok.all():
+            T, dV, work, t, h, elapsed = (np.asarray(x)[ok] for x in (T, dV, work, t, h, elapsed))
+            if T.size == 0:
+                return
+        scale = np.maximum.accumulate(np.maximum(T + np.abs(dV) + np.abs(work), self.scale))
+        self.scale = float(scale[-1])
+        on = scale > ENERGY_NEGLIGIBLE + ROUNDING_SHARE * abs(self.V0)      # else at rest: dV is rounding of V
+        if not on.any():
+            return
+        drift = np.abs(T + dV - work - self.T0)[on] / scale[on]
+        self.worst = max(self.worst, float(drift.max()))
+        if self.flagged is None:
+            over = np.flatnonzero(drift > ENERGY_WARN_FRACTION + (np.asarray(h)[on] / np.asarray(elapsed)[on]) ** 2)
+            if over.size:
+                k = int(over[0])
+                i = int(np.flatnonzero(on)[k])
+                self._flag(float(drift[k]), float(scale[i]), float(T[i]), float(dV[i]), float(work[i]),
+                           float(np.asarray(t)[i]), 4)
+
+    def _flag(self, drift: float, scale: float, T: float, dV: float, work: float, t: float, stacklevel: int) -> None:
+        """Raise the warning once (``stacklevel`` points at the caller of ``simulate``)."""
+        self.flagged = drift
+        warnings.warn(
+            f"energy balance drifted by {drift:.3g} of the energy scale {scale:.4g} J at t = {t:.6g} s "
+            f"(kinetic {T:.4g} J, potential change {dV:.4g} J, work {work:.4g} J); limit "
+            f"{ENERGY_WARN_FRACTION:g}. The step is too coarse for the model or the model is unstable: "
+            "reduce h or use adaptive=True", EnergyBalanceWarning, stacklevel=stacklevel)
 
     @property
     def message(self) -> str:
