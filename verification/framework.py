@@ -221,6 +221,7 @@ def run_suites(names: list[str], quick: bool, progress: Callable[[str], None] = 
         threads = max(1, (os.cpu_count() or 1) // jobs)     # BLAS threads per worker: no oversubscription
         for name, cases, err in plan:
             results[name] = results[name] or [None] * len(cases)
+        _prepare_figures()          # once, inherited by the workers
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
             futures = {}
             for name, k in _longest_first(plan):
@@ -229,6 +230,8 @@ def run_suites(names: list[str], quick: bool, progress: Callable[[str], None] = 
                 name, k = futures[fut]
                 results[name][k] = fut.result()
                 finished(name, results[name][k])
+                if all(r is not None for r in results[name]):
+                    _usage_figure(name, results[name])      # the report's chart, while the workers go on
         return results
     for name, cases, err in plan:
         if err:
@@ -316,12 +319,37 @@ def _render(fig) -> _Png:
     return png
 
 
+def _prepare_figures() -> None:
+    """Import matplotlib (Agg) and render one small figure with text, so that its import, font list and text
+    caches are set up once in the parent process: the case workers forked from it inherit them, and the report's
+    charts render without that first-figure cost."""
+    try:
+        from matplotlib.figure import Figure
+        fig = Figure(figsize=(1, 1))
+        fig.add_subplot().set_title("warm-up")
+        fig.savefig(io.BytesIO(), format="png", dpi=FIGURE_DPI)
+    except Exception:   # noqa: BLE001 - no matplotlib: the figures report their own error later
+        pass
+
+
+_USAGE_CHARTS: dict[tuple, _Png | None] = {}
+"""Rendered usage charts by suite and checks (a parallel run renders each as its suite completes)."""
+
+
 def _usage_figure(suite: str, cases: list[CaseResult]) -> _Png | None:
     """Horizontal bars: error / tolerance of every check with a reference or bound (<= 1 passes)."""
     rows = [(f"{c.name}: {k.metric}", k.usage(), k.passed) for c in cases for k in c.checks]
     rows = [r for r in rows if r[1] is not None]
     if not rows:
         return None
+    key = (suite, tuple(rows))
+    if key not in _USAGE_CHARTS:
+        _USAGE_CHARTS[key] = _usage_chart(suite, rows)
+    return _USAGE_CHARTS[key]
+
+
+def _usage_chart(suite: str, rows: list[tuple[str, float, bool]]) -> _Png:
+    """The chart of :func:`_usage_figure` for its rows ``(label, |error| / tolerance, passed)``."""
     from matplotlib.figure import Figure
     lo, hi = 1e-6, 1e3
     n = len(rows)

@@ -107,57 +107,80 @@ def _models():
         yield s
 
 
-def _warm(k: int) -> tuple[int, str, float]:
-    """Evaluate warm-up model ``k`` of :func:`_models` (residual, matrix, energies, a short run, and an
-    adaptive one for the per-step compiled path); returns its index, element kinds and CPU seconds."""
+def _warm(k: int, part: str = "all") -> tuple[int, str, float]:
+    """Warm-up model ``k`` of :func:`_models`: ``part`` "evaluate" (the general path: residual, matrix,
+    energies, step end), "run" (a short run through the integrator, and an adaptive one for the per-step
+    compiled path) or "all"; returns its index, element kinds and CPU seconds."""
     import warnings
 
     from flexmb.solvers.simulate import simulate
     c0 = time.process_time()
     system = next(s for i, s in enumerate(_models()) if i == k)
-    rng = np.random.default_rng(k)
-    asm = system.compile()
-    q0, v0 = asm.initial_state()
-    q = q0 + 0.01 * rng.standard_normal(q0.size)
-    v, a = rng.standard_normal((2, q0.size))
-    lam = rng.standard_normal(asm.m)
-    asm.step_end(q, v, lam, 0.1)
-    asm.residual(q, v, a, lam, 0.1, coef=(1.0, 0.5, 0.25, 0.25, 0.0))
-    asm.residual(q, v, a, lam, 0.1)
-    asm.kinetic_energy(q, v), asm.potential_energy(q, v), asm.nonconservative_power(q, v, 0.1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for options in ({}, {"adaptive": True}):
-            try:
-                simulate(system, 2e-4, 1e-4, progress=False, **options)
-            except Exception:   # noqa: BLE001 - the warm-up models need not be solvable; evaluation compiled them
-                pass
+    if part in ("evaluate", "all"):
+        rng = np.random.default_rng(k)
+        asm = system.compile()
+        q0, v0 = asm.initial_state()
+        q = q0 + 0.01 * rng.standard_normal(q0.size)
+        v, a = rng.standard_normal((2, q0.size))
+        lam = rng.standard_normal(asm.m)
+        asm.step_end(q, v, lam, 0.1)
+        asm.residual(q, v, a, lam, 0.1, coef=(1.0, 0.5, 0.25, 0.25, 0.0))
+        asm.residual(q, v, a, lam, 0.1)
+        asm.kinetic_energy(q, v), asm.potential_energy(q, v), asm.nonconservative_power(q, v, 0.1)
+    if part in ("run", "all"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for options in ({}, {"adaptive": True}):
+                try:
+                    simulate(system, 2e-4, 1e-4, progress=False, **options)
+                except Exception:   # noqa: BLE001 - the warm-up models need not be solvable; evaluation compiled them
+                    pass
     kinds = sorted({type(x).__name__ for x in (*system.bodies, *system.joints, *system.forces)})
     return k, ", ".join(kinds), time.process_time() - c0
 
 
+def _warm_list(tasks: list[tuple[int, str]]) -> list[tuple[int, str, float]]:
+    """:func:`_warm` of each ``(model, part)`` in turn, in one process."""
+    return [_warm(k, part) for k, part in tasks]
+
+
+def _schedule(n: int) -> tuple[list, list, list]:
+    """Two worker lists that run side by side, then the tasks left for any worker. The compiled step
+    (blocks.run_block, with ``equations``) links every step family's kernels and is the longest single compile
+    (about half of the CPU time); it compiles a kernel it calls unless the disk cache holds it already. So one
+    worker compiles the step (model 0 has every step family but flexible bodies and contacts), while the other
+    compiles, through the general path, the kernels the step reaches last (joints: models 1..n-7; particles and
+    sphere clouds: n-6; contact pairs with friction, crash, ropes: n-5; contact pairs: n-4) so that the step
+    loads them from the cache, and then the kernels outside the step (the exact beam, n-1). The runs of the other
+    models load the step and come last."""
+    step_worker = [(0, "all")]
+    other = [*((k, "evaluate") for k in (*range(1, n - 6), n - 6, n - 5, n - 4)), (n - 1, "all"), (n - 5, "run")]
+    rest = [(k, "run") for k in (n - 6, n - 4, *range(1, n - 6))] + [(n - 3, "all"), (n - 2, "all")]
+    return step_worker, other, rest
+
+
 def compile_kernels(verbose: bool = True, jobs: int | None = None) -> float:
     """Compile (or load) every kernel; returns the wall time in seconds. The warm-up models are spread
-    over ``jobs`` worker processes (default: the number of CPU cores; numba writes its cache files
-    race-free, so workers that compile the same kernel only duplicate work)."""
+    over ``jobs`` worker processes (default: the number of CPU cores; :func:`_schedule`; numba writes its
+    cache files race-free, so workers that compile the same kernel only duplicate work)."""
     t0 = time.perf_counter()
     n = sum(1 for _ in _models())
     jobs = max(1, min(n, jobs or os.cpu_count() or 1))
+
+    def report(done) -> None:
+        for k, kinds, cpu in done:
+            if verbose:
+                print(f"  model {k + 1}: {kinds} ({cpu:.1f} s CPU; {time.perf_counter() - t0:.1f} s)", flush=True)
+
     if jobs == 1:
-        done = map(_warm, range(n))
-    else:
-        import multiprocessing as mp
-        from concurrent.futures import ProcessPoolExecutor
-        # one worker compiles the compiled step (model 1: rigid bodies, joints, springs, loads and a motor, all on
-        # the compiled step; blocks.run_block) while the other takes the contact, crash and rope kernels (n - 5),
-        # the flexible ones, the blocks with contacts (n - 4) and the particles and sphere clouds (n - 6); the
-        # rigid-joint models come last and load the step from the cache
-        order = [0, n - 5, n - 1, n - 2, n - 3, n - 4, n - 6, *range(1, n - 6)]
-        pool = ProcessPoolExecutor(jobs, mp_context=mp.get_context("fork"))
-        done = pool.map(_warm, order)
-    for k, kinds, cpu in done:
-        if verbose:
-            print(f"  model {k + 1}: {kinds} ({cpu:.1f} s CPU; {time.perf_counter() - t0:.1f} s)", flush=True)
-    if jobs > 1:
-        pool.shutdown()
+        report(map(_warm, range(n)))
+        return time.perf_counter() - t0
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+    step_worker, other, rest = _schedule(n)
+    with ProcessPoolExecutor(jobs, mp_context=mp.get_context("fork")) as pool:
+        first = [pool.submit(_warm_list, tasks) for tasks in (step_worker, other)]
+        for fut in first:
+            report(fut.result())
+        report(pool.map(_warm, *zip(*rest)))
     return time.perf_counter() - t0
