@@ -86,7 +86,9 @@ class TimeFunction:
         number of leading times at which both are valid. Plain floats returned by the functions are taken as
         they are (one call each, no per-value checks); anything else goes through the checked
         :meth:`value` / :meth:`acceleration`, and the first time at which those raise ends the valid part
-        (the caller steps there on the general path, which raises the error with its message)."""
+        (the caller steps there on the general path, which raises the error with its message). The built-in
+        profiles (constant, linear, spin-up, table) evaluate all times in one array expression each (the same
+        arithmetic as their scalar forms); a non-finite value there falls back to the time-by-time path."""
         n = len(times)
         if self._vector is not None and n:
             f, a = (np.broadcast_to(np.asarray(g(np.asarray(times, dtype=float)), dtype=float), (n,)).copy()
