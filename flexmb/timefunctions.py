@@ -39,6 +39,15 @@ class TimeFunction:
                 raise ModelError(f"time function {name!r}: {what} must be a callable of t, got {g!r}")
         self._f, self._df, self._ddf, self.name = f, df, ddf, name
         self.owner = f"time function {name!r}"
+        self._vector = None
+        """``(f, ddf)`` of an array of times at once (the built-in profiles): :meth:`sample` uses them."""
+
+    def _vectorized(self, f: Callable[[np.ndarray], np.ndarray],
+                    ddf: Callable[[np.ndarray], np.ndarray]) -> "TimeFunction":
+        """This function with ``f`` and ``f''`` of an array of times (s) at once (the same arithmetic as the
+        scalar ones, element by element), for :meth:`sample`."""
+        self._vector = (f, ddf)
+        return self
 
     def bound(self, owner: str) -> "TimeFunction":
         """A copy whose errors name ``owner`` (e.g. ``"driver 'crank'"``), and this function unless anonymous."""
@@ -77,8 +86,15 @@ class TimeFunction:
         number of leading times at which both are valid. Plain floats returned by the functions are taken as
         they are (one call each, no per-value checks); anything else goes through the checked
         :meth:`value` / :meth:`acceleration`, and the first time at which those raise ends the valid part
-        (the caller steps there on the general path, which raises the error with its message)."""
+        (the caller steps there on the general path, which raises the error with its message). The built-in
+        profiles (constant, linear, spin-up, table) evaluate all times in one array expression each (the same
+        arithmetic as their scalar forms); a non-finite value there falls back to the time-by-time path."""
         n = len(times)
+        if self._vector is not None and n:
+            f, a = (np.broadcast_to(np.asarray(g(np.asarray(times, dtype=float)), dtype=float), (n,)).copy()
+                    for g in self._vector)
+            if np.isfinite(f).all() and np.isfinite(a).all():
+                return f, a, n
         f, a = np.empty(n), np.empty(n)
         fast = self._ddf is not None
         for k, t in enumerate(times):
@@ -97,14 +113,16 @@ class TimeFunction:
     def constant(cls, c: float) -> "TimeFunction":
         """``c`` at all times."""
         c = scalar(c, "value", "constant time function")
-        return cls(lambda t: c, lambda t: 0.0, lambda t: 0.0, name=f"constant {c}")
+        return cls(lambda t: c, lambda t: 0.0, lambda t: 0.0, name=f"constant {c}")._vectorized(
+            lambda t: np.full(t.shape, c), np.zeros_like)
 
     @classmethod
     def linear(cls, rate: float, offset: float = 0.0) -> "TimeFunction":
         """``offset + rate t``."""
         rate = scalar(rate, "rate", "linear time function")
         offset = scalar(offset, "offset", "linear time function")
-        return cls(lambda t: offset + rate * t, lambda t: rate, lambda t: 0.0, name=f"linear {rate}")
+        return cls(lambda t: offset + rate * t, lambda t: rate, lambda t: 0.0, name=f"linear {rate}")._vectorized(
+            lambda t: offset + rate * t, np.zeros_like)
 
     @classmethod
     def spin_up(cls, omega_s: float, T_s: float, *, angle: bool = True) -> "TimeFunction":
@@ -130,13 +148,29 @@ class TimeFunction:
                 return omega_s / T_s * (0.5 * t * t + (math.cos(w * t) - 1.0) / (w * w))
             return omega_s / T_s * (0.5 * T_s * T_s) + omega_s * (t - T_s)
 
+        # the same expressions for an array of times (TimeFunction.sample, once per block of steps)
+        def omega_v(t):
+            return np.where(t < T_s, omega_s / T_s * (t - np.sin(w * t) / w), omega_s)
+
+        def omega_dot_v(t):
+            return np.where(t < T_s, omega_s / T_s * (1.0 - np.cos(w * t)), 0.0)
+
+        def theta_v(t):
+            return np.where(t < T_s, omega_s / T_s * (0.5 * t * t + (np.cos(w * t) - 1.0) / (w * w)),
+                            omega_s / T_s * (0.5 * T_s * T_s) + omega_s * (t - T_s))
+
         if angle:
-            return cls(theta, omega, omega_dot, name=f"spin-up angle (Omega_s={omega_s}, T_s={T_s})")
+            return cls(theta, omega, omega_dot, name=f"spin-up angle (Omega_s={omega_s}, T_s={T_s})")._vectorized(
+                theta_v, omega_dot_v)
 
         def omega_ddot(t):
             return omega_s / T_s * w * math.sin(w * t) if t < T_s else 0.0
 
-        return cls(omega, omega_dot, omega_ddot, name=f"spin-up rate (Omega_s={omega_s}, T_s={T_s})")
+        def omega_ddot_v(t):
+            return np.where(t < T_s, omega_s / T_s * w * np.sin(w * t), 0.0)
+
+        return cls(omega, omega_dot, omega_ddot, name=f"spin-up rate (Omega_s={omega_s}, T_s={T_s})")._vectorized(
+            omega_v, omega_ddot_v)
 
     @classmethod
     def table(cls, t, y) -> "TimeFunction":
@@ -155,8 +189,13 @@ class TimeFunction:
                 return float(fun(tt))
             return g
 
+        def clamp_v(fun, first, last):
+            def g(tt):
+                return np.where(tt < t[0], first, np.where(tt > t[-1], last, fun(np.clip(tt, t[0], t[-1]))))
+            return g
+
         return cls(clamp(cs, lambda k: y[k]), clamp(d1, lambda k: 0.0), clamp(d2, lambda k: 0.0),
-                   name="table")
+                   name="table")._vectorized(clamp_v(cs, y[0], y[-1]), clamp_v(d2, 0.0, 0.0))
 
 
 def _table_columns(t, y) -> tuple[np.ndarray, np.ndarray]:

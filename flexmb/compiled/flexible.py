@@ -29,7 +29,10 @@ component modes; few for the nodal "modes" of a nonlinear beam, whose mass matri
 Data layout: a group packs its constant arrays into one float64 and one int64 buffer and its work
 arrays into a third, each array a C-order view ``buf[o:o + size].reshape(shape)`` described by a
 row ``(o, d0, d1, ...)`` of the int64 table ``tab`` (row 0: ``n, m, linear, stiff, ne, extra``), so
-that a call passes a handful of arrays. :func:`layout` gives the views in order.
+that a call passes a handful of arrays. :func:`layout` gives the views in order. The compiled code takes
+them as borrowed views (flexmb/compiled/views.py ``borrow``: no reference count, which costs an atomic
+add per view and was a fifth of a small body's evaluation), valid while the call that received the
+buffers runs; the evaluation's temporaries are work views too (no allocation per call).
 """
 from __future__ import annotations
 
@@ -38,7 +41,7 @@ from numba import njit
 
 from .beam import MAX_POINTS, energy as beam_energy, forces_dense
 from .rotations import jacobian_B, matrix_G, rotation_matrix
-from .views import view
+from .views import borrow
 
 # omega products of the load cases wxwx, wywy, wzwz, wxwy, wywz, wxwz (theory-stiffening.md §1.1)
 _PI = (0, 1, 2, 0, 1, 0)
@@ -50,7 +53,7 @@ _NF = len(FLOATS)
 INTS = ("idx", "pair_k", "pair_l", "beam_loc", "beam_owner", "beam_nq", "beam_avg", "band")
 WORK = ("fel", "Kel", "p", "pd", "pdd", "eta", "etad", "etadd", "wacc", "a0", "al", "om", "S", "J", "L", "Sw", "Z",
         "W", "vSt", "Jw", "coef", "dcp", "Geta", "dJ", "dW", "trZ", "trdW", "Jdom", "F", "Pa0", "Pal", "Pom", "Peta",
-        "Petad", "Petadd", "inner")
+        "Petad", "Petadd", "inner", "A", "Gp", "pc", "Da", "G2d", "G2dd", "BF")
 _NI = len(INTS)
 
 
@@ -72,7 +75,7 @@ def layout(n: int, m: int, npairs: int, linear: bool, stiff: bool, ne: int, extr
                 a0=(3,), al=(3,), om=(3,), S=(3,), J=(3, 3), L=(3, m), Sw=(3, m), Z=(3, 3, m), W=(3, 3), vSt=(3,),
                 Jw=(3,), coef=(12,), dcp=(6, 3), Geta=(12, m), dJ=(m, 3, 3), dW=(m, 3, 3), trZ=(m,), trdW=(m,),
                 Jdom=(m, 3), F=(c,), Pa0=(c, 3), Pal=(c, 3), Pom=(c, 3), Peta=(c, m), Petad=(c, m), Petadd=(c, m),
-                inner=(c, 7 + m))
+                inner=(c, 7 + m), A=(3, 3), Gp=(3, 4), pc=(4,), Da=(3, 4), G2d=(3, 4), G2dd=(3, 4), BF=(3, 4))
     return floats, ints, work
 
 
@@ -95,22 +98,22 @@ def pack(shapes: dict, dtype, values: dict | None = None) -> tuple[np.ndarray, n
 
 @njit(cache=True, inline="always")   # inlined: called with literal row numbers (architecture.md §2)
 def _v1(buf, tab, k):
-    return view(buf, tab[k, 0], (tab[k, 1],))
+    return borrow(buf, tab[k, 0], (tab[k, 1],))
 
 
 @njit(cache=True, inline="always")   # inlined: called with literal row numbers (architecture.md §2)
 def _v2(buf, tab, k):
-    return view(buf, tab[k, 0], (tab[k, 1], tab[k, 2]))
+    return borrow(buf, tab[k, 0], (tab[k, 1], tab[k, 2]))
 
 
 @njit(cache=True, inline="always")   # inlined: called with literal row numbers (architecture.md §2)
 def _v3(buf, tab, k):
-    return view(buf, tab[k, 0], (tab[k, 1], tab[k, 2], tab[k, 3]))
+    return borrow(buf, tab[k, 0], (tab[k, 1], tab[k, 2], tab[k, 3]))
 
 
 @njit(cache=True, inline="always")   # inlined: called with literal row numbers (architecture.md §2)
 def _v4(buf, tab, k):
-    return view(buf, tab[k, 0], (tab[k, 1], tab[k, 2], tab[k, 3], tab[k, 4]))
+    return borrow(buf, tab[k, 0], (tab[k, 1], tab[k, 2], tab[k, 3], tab[k, 4]))
 
 
 @njit(cache=True)
@@ -142,7 +145,9 @@ def _work(wd, tab):
             _v2(wd, tab, k + 22), _v3(wd, tab, k + 23), _v3(wd, tab, k + 24), _v1(wd, tab, k + 25),
             _v1(wd, tab, k + 26), _v2(wd, tab, k + 27), _v1(wd, tab, k + 28), _v2(wd, tab, k + 29),
             _v2(wd, tab, k + 30), _v2(wd, tab, k + 31), _v2(wd, tab, k + 32), _v2(wd, tab, k + 33),
-            _v2(wd, tab, k + 34), _v2(wd, tab, k + 35))
+            _v2(wd, tab, k + 34), _v2(wd, tab, k + 35), _v2(wd, tab, k + 36), _v2(wd, tab, k + 37),
+            _v1(wd, tab, k + 38), _v2(wd, tab, k + 39), _v2(wd, tab, k + 40), _v2(wd, tab, k + 41),
+            _v2(wd, tab, k + 42))
 
 
 @njit(cache=True, inline="always")
@@ -190,19 +195,12 @@ def _bodies(q, v, a, fd, idata, wd, tab, linear, jac, cM, cC, cK, res, blk, Fo, 
     gravity, mass, s0, J0, St, Sr, Mee, xp, Jk, pp, Jkl, Skl, K, D, G, Kextra, bD, bw, bKb, bH, bEAL = fl
     idx, pk, pl, loc, owner, nq, avg, band = it
     (fel, Kel, p, pd, pdd, eta, etad, etadd, wacc, a0, al, om, S, J, L, Sw, Z, W, vSt, Jw, coef, dcp, Geta, dJ, dW,
-     trZ, trdW, Jdom, Fw, Pa0w, Palw, Pomw, Petaw, Petadw, Petaddw, inner) = wk
+     trZ, trdW, Jdom, Fw, Pa0w, Palw, Pomw, Petaw, Petadw, Petaddw, inner, Aw, Gpw, pc, Da, G2d, G2dd, BF) = wk
     m = eta.size
     npairs = pk.size
     stiff = G.shape[0] > 0
     nc = 7 + m
     terms_mode = res.shape[0] == 0
-    Aw = np.empty((3, 3))
-    Gpw = np.empty((3, 4))
-    pc = np.empty(4)
-    Da = np.empty((3, 4))
-    G2d = np.empty((3, 4))
-    G2dd = np.empty((3, 4))
-    BF = np.empty((3, 4))
     for i in range(idx.shape[0]):
         if terms_mode:
             F, Pa0, Pal, Pom, Peta, Petad, Petadd, A, Gp = (Fo[i], Pa0o[i], Palo[i], Pomo[i], Petao[i], Petado[i],

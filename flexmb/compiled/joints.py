@@ -13,6 +13,7 @@ from numba import njit
 
 from .pairs import (angle, angle_hess, angle_quad, attached, attached_hess, attached_quad, body_point, dot,
                     dot_hess, dot_quad, pair_state, separation, separation_hess, separation_quad)
+from .views import view
 
 
 # -- compiled kernels --------------------------------------------------------------------------
@@ -22,6 +23,23 @@ from .pairs import (angle, angle_hess, angle_quad, attached, attached_hess, atta
 # drive (3, n): f(t), f''(t) and the constant (distance L or coordinate index) of each instance.
 # Evaluation kernels write phi (n r,), jac (n r, nx), gamma (n r,) -- gamma of size 0 skips the acceleration
 # terms (the compiled step needs Phi and its Jacobian only); Hessian kernels H (n, nx, nx).
+# Each kernel takes its temporaries as views of one work array (:func:`_work`; separate small arrays cost one
+# allocation each, ~15 per kernel call, about a fifth of a small kernel's time), the accumulated ones first so
+# that one loop zeroes them per instance. The views hold a reference to the work array (``view``, not ``borrow``:
+# the array is made here, and a borrowed view would count on numba keeping it alive while they are used).
+
+@njit(cache=True)
+def _work(nx):
+    """The work array of one kernel call: room for the largest layout (:func:`_angle_rows`, 27 + 13 nx)."""
+    return np.empty(27 + 13 * nx)
+
+
+@njit(cache=True)
+def _zero(w, size):
+    """``w[:size] = 0``."""
+    for i in range(size):
+        w[i] = 0.0
+
 
 @njit(cache=True)
 def _point_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
@@ -30,14 +48,14 @@ def _point_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
     n, nx = gather.shape
     m_j = nx - 14 - m_i
     with_gamma = gamma.size > 0
-    x, xd = np.empty(nx), np.empty(nx)
-    ui, uj, d, q = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    w = _work(nx)
+    d, q, ui, uj = view(w, 0, (3,)), view(w, 3, (3,)), view(w, 6, (3,)), view(w, 9, (3,))
+    x, xd = view(w, 12, (nx,)), view(w, 12 + nx, (nx,))
     for k in range(n):
         pair_state(qe, ve, gather[k], x, xd)
         J = jac[3 * k:3 * k + 3]
         J.fill(0.0)
-        d.fill(0.0)
-        q.fill(0.0)
+        _zero(w, 6)
         separation(x, u0[k, 0], S[k, 0], i14_, m_i, u0[k, 1], S[k, 1], 14 + m_i, m_j, ui, uj, d, J)
         for a in range(3):
             phi[3 * k + a] = d[a]
@@ -53,8 +71,8 @@ def _point_hess(qe, gather, u0, S, m_i, lam, H):
     i14_ = np.int64(14)  # no literal (docs/architecture.md §2)
     n, nx = gather.shape
     m_j = nx - 14 - m_i
-    x = np.empty(nx)
-    ui, uj = np.empty(3), np.empty(3)
+    w = _work(nx)
+    ui, uj, x = view(w, 0, (3,)), view(w, 3, (3,)), view(w, 6, (nx,))
     for k in range(n):
         pair_state(qe, qe, gather[k], x, x)
         H[k].fill(0.0)
@@ -70,17 +88,14 @@ def _dot1_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
     n, nx = gather.shape
     m_j = nx - 14 - m_i
     with_gamma = gamma.size > 0
-    x, xd = np.empty(nx), np.empty(nx)
-    ua, ub, va, vb, qa, qb = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
-    Ja, Jb = np.empty((3, nx)), np.empty((3, nx))
+    w = _work(nx)
+    va, vb, qa, qb = view(w, 0, (3,)), view(w, 3, (3,)), view(w, 6, (3,)), view(w, 9, (3,))
+    Ja, Jb = view(w, 12, (3, nx)), view(w, 12 + 3 * nx, (3, nx))
+    z = 12 + 6 * nx                     # the accumulated ones above, zeroed per instance
+    ua, ub, x, xd = view(w, z, (3,)), view(w, z + 3, (3,)), view(w, z + 6, (nx,)), view(w, z + 6 + nx, (nx,))
     for k in range(n):
         pair_state(qe, ve, gather[k], x, xd)
-        va.fill(0.0)
-        vb.fill(0.0)
-        qa.fill(0.0)
-        qb.fill(0.0)
-        Ja.fill(0.0)
-        Jb.fill(0.0)
+        _zero(w, z)
         jac[k].fill(0.0)
         attached(x, i0_, u0[k, 0], S[k, 0], i14_, m_i, 1.0, ua, va, Ja)
         attached(x, i1_, u0[k, 1], S[k, 1], 14 + m_i, m_j, 1.0, ub, vb, Jb)
@@ -97,15 +112,14 @@ def _dot1_hess(qe, gather, u0, S, m_i, lam, H):
     i0_, i14_, i1_ = np.int64(0), np.int64(14), np.int64(1)  # no literals (docs/architecture.md §2)
     n, nx = gather.shape
     m_j = nx - 14 - m_i
-    x = np.empty(nx)
-    ua, ub, va, vb, w = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
-    Ja, Jb = np.empty((3, nx)), np.empty((3, nx))
+    wk = _work(nx)
+    va, vb = view(wk, 0, (3,)), view(wk, 3, (3,))
+    Ja, Jb = view(wk, 6, (3, nx)), view(wk, 6 + 3 * nx, (3, nx))
+    z = 6 + 6 * nx
+    ua, ub, w, x = view(wk, z, (3,)), view(wk, z + 3, (3,)), view(wk, z + 6, (3,)), view(wk, z + 9, (nx,))
     for k in range(n):
         pair_state(qe, qe, gather[k], x, x)
-        va.fill(0.0)
-        vb.fill(0.0)
-        Ja.fill(0.0)
-        Jb.fill(0.0)
+        _zero(wk, z)
         H[k].fill(0.0)
         attached(x, i0_, u0[k, 0], S[k, 0], i14_, m_i, 1.0, ua, va, Ja)
         attached(x, i1_, u0[k, 1], S[k, 1], 14 + m_i, m_j, 1.0, ub, vb, Jb)
@@ -125,18 +139,15 @@ def _dot2_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
     n, nx = gather.shape
     m_j = nx - 14 - m_i
     with_gamma = gamma.size > 0
-    x, xd = np.empty(nx), np.empty(nx)
-    ua, ui, uj, va = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
-    d, qa, qd = np.empty(3), np.empty(3), np.empty(3)
-    Ja, Jd = np.empty((3, nx)), np.empty((3, nx))
+    w = _work(nx)
+    va, d, qa, qd = view(w, 0, (3,)), view(w, 3, (3,)), view(w, 6, (3,)), view(w, 9, (3,))
+    Ja, Jd = view(w, 12, (3, nx)), view(w, 12 + 3 * nx, (3, nx))
+    z = 12 + 6 * nx
+    ua, ui, uj = view(w, z, (3,)), view(w, z + 3, (3,)), view(w, z + 6, (3,))
+    x, xd = view(w, z + 9, (nx,)), view(w, z + 9 + nx, (nx,))
     for k in range(n):
         pair_state(qe, ve, gather[k], x, xd)
-        va.fill(0.0)
-        d.fill(0.0)
-        qa.fill(0.0)
-        qd.fill(0.0)
-        Ja.fill(0.0)
-        Jd.fill(0.0)
+        _zero(w, z)
         jac[k].fill(0.0)
         attached(x, i0_, u0[k, 0], S[k, 0], i14_, m_i, 1.0, ua, va, Ja)
         separation(x, u0[k, 1], S[k, 1], i14_, m_i, u0[k, 2], S[k, 2], 14 + m_i, m_j, ui, uj, d, Jd)
@@ -153,15 +164,15 @@ def _dot2_hess(qe, gather, u0, S, m_i, lam, H):
     i0_, i14_ = np.int64(0), np.int64(14)  # no literals (docs/architecture.md §2)
     n, nx = gather.shape
     m_j = nx - 14 - m_i
-    x = np.empty(nx)
-    ua, ui, uj, va, d, w = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
-    Ja, Jd = np.empty((3, nx)), np.empty((3, nx))
+    wk = _work(nx)
+    va, d = view(wk, 0, (3,)), view(wk, 3, (3,))
+    Ja, Jd = view(wk, 6, (3, nx)), view(wk, 6 + 3 * nx, (3, nx))
+    z = 6 + 6 * nx
+    ua, ui, uj, w = view(wk, z, (3,)), view(wk, z + 3, (3,)), view(wk, z + 6, (3,)), view(wk, z + 9, (3,))
+    x = view(wk, z + 12, (nx,))
     for k in range(n):
         pair_state(qe, qe, gather[k], x, x)
-        va.fill(0.0)
-        d.fill(0.0)
-        Ja.fill(0.0)
-        Jd.fill(0.0)
+        _zero(wk, z)
         H[k].fill(0.0)
         attached(x, i0_, u0[k, 0], S[k, 0], i14_, m_i, 1.0, ua, va, Ja)
         separation(x, u0[k, 1], S[k, 1], i14_, m_i, u0[k, 2], S[k, 2], 14 + m_i, m_j, ui, uj, d, Jd)
@@ -181,15 +192,13 @@ def _distance_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
     n, nx = gather.shape
     m_j = nx - 14 - m_i
     with_gamma = gamma.size > 0
-    x, xd = np.empty(nx), np.empty(nx)
-    ui, uj, d, qd = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
-    Jd, g = np.empty((3, nx)), np.empty(nx)
+    w = _work(nx)
+    d, qd, Jd, g = view(w, 0, (3,)), view(w, 3, (3,)), view(w, 6, (3, nx)), view(w, 6 + 3 * nx, (nx,))
+    z = 6 + 4 * nx
+    ui, uj, x, xd = view(w, z, (3,)), view(w, z + 3, (3,)), view(w, z + 6, (nx,)), view(w, z + 6 + nx, (nx,))
     for k in range(n):
         pair_state(qe, ve, gather[k], x, xd)
-        d.fill(0.0)
-        qd.fill(0.0)
-        Jd.fill(0.0)
-        g.fill(0.0)
+        _zero(w, z)
         separation(x, u0[k, 0], S[k, 0], i14_, m_i, u0[k, 1], S[k, 1], 14 + m_i, m_j, ui, uj, d, Jd)
         dd = dot(d, Jd, d, Jd, g)
         for c in range(nx):
@@ -207,13 +216,13 @@ def _distance_hess(qe, gather, u0, S, m_i, lam, H):
     i14_ = np.int64(14)  # no literal (docs/architecture.md §2)
     n, nx = gather.shape
     m_j = nx - 14 - m_i
-    x = np.empty(nx)
-    ui, uj, d, w = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
-    Jd = np.empty((3, nx))
+    wk = _work(nx)
+    d, Jd = view(wk, 0, (3,)), view(wk, 3, (3, nx))
+    z = 3 + 3 * nx
+    ui, uj, w, x = view(wk, z, (3,)), view(wk, z + 3, (3,)), view(wk, z + 6, (3,)), view(wk, z + 9, (nx,))
     for k in range(n):
         pair_state(qe, qe, gather[k], x, x)
-        d.fill(0.0)
-        Jd.fill(0.0)
+        _zero(wk, z)
         H[k].fill(0.0)
         separation(x, u0[k, 0], S[k, 0], i14_, m_i, u0[k, 1], S[k, 1], 14 + m_i, m_j, ui, uj, d, Jd)
         dot_hess(Jd, Jd, 0.5 * lam[k], H[k])
@@ -230,24 +239,17 @@ def _angle_rows(qe, ve, gather, u0, S, m_i, drive, phi, jac, gamma):
     n, nx = gather.shape
     m_j = nx - 14 - m_i
     with_gamma = gamma.size > 0
-    x, xd = np.empty(nx), np.empty(nx)
-    uf, ug, uh, vf, vg, vh = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
-    qf, qg, qh = np.empty(3), np.empty(3), np.empty(3)
-    Jf, Jg, Jh = np.empty((3, nx)), np.empty((3, nx)), np.empty((3, nx))
-    js, jc = np.empty(nx), np.empty(nx)
+    w = _work(nx)
+    vf, vg, vh, qf, qg, qh = (view(w, 0, (3,)), view(w, 3, (3,)), view(w, 6, (3,)), view(w, 9, (3,)),
+                              view(w, 12, (3,)), view(w, 15, (3,)))
+    Jf, Jg, Jh = view(w, 18, (3, nx)), view(w, 18 + 3 * nx, (3, nx)), view(w, 18 + 6 * nx, (3, nx))
+    js, jc = view(w, 18 + 9 * nx, (nx,)), view(w, 18 + 10 * nx, (nx,))
+    z = 18 + 11 * nx
+    uf, ug, uh = view(w, z, (3,)), view(w, z + 3, (3,)), view(w, z + 6, (3,))
+    x, xd = view(w, z + 9, (nx,)), view(w, z + 9 + nx, (nx,))
     for k in range(n):
         pair_state(qe, ve, gather[k], x, xd)
-        vf.fill(0.0)
-        vg.fill(0.0)
-        vh.fill(0.0)
-        qf.fill(0.0)
-        qg.fill(0.0)
-        qh.fill(0.0)
-        Jf.fill(0.0)
-        Jg.fill(0.0)
-        Jh.fill(0.0)
-        js.fill(0.0)
-        jc.fill(0.0)
+        _zero(w, z)
         jac[k].fill(0.0)
         attached(x, i0_, u0[k, 0], S[k, 0], i14_, m_i, 1.0, uf, vf, Jf)          # f_i
         attached(x, i0_, u0[k, 1], S[k, 1], i14_, m_i, 1.0, ug, vg, Jg)          # g_i
@@ -271,21 +273,16 @@ def _angle_hess(qe, gather, u0, S, m_i, lam, H):
     i0_, i14_, i1_ = np.int64(0), np.int64(14), np.int64(1)  # no literals (docs/architecture.md §2)
     n, nx = gather.shape
     m_j = nx - 14 - m_i
-    x = np.empty(nx)
-    uf, ug, uh, w = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
-    vf, vg, vh = np.empty(3), np.empty(3), np.empty(3)
-    Jf, Jg, Jh = np.empty((3, nx)), np.empty((3, nx)), np.empty((3, nx))
-    js, jc = np.empty(nx), np.empty(nx)
+    wk = _work(nx)
+    vf, vg, vh = view(wk, 0, (3,)), view(wk, 3, (3,)), view(wk, 6, (3,))
+    Jf, Jg, Jh = view(wk, 9, (3, nx)), view(wk, 9 + 3 * nx, (3, nx)), view(wk, 9 + 6 * nx, (3, nx))
+    js, jc = view(wk, 9 + 9 * nx, (nx,)), view(wk, 9 + 10 * nx, (nx,))
+    z = 9 + 11 * nx
+    uf, ug, uh, w = view(wk, z, (3,)), view(wk, z + 3, (3,)), view(wk, z + 6, (3,)), view(wk, z + 9, (3,))
+    x = view(wk, z + 12, (nx,))
     for k in range(n):
         pair_state(qe, qe, gather[k], x, x)
-        vf.fill(0.0)
-        vg.fill(0.0)
-        vh.fill(0.0)
-        Jf.fill(0.0)
-        Jg.fill(0.0)
-        Jh.fill(0.0)
-        js.fill(0.0)
-        jc.fill(0.0)
+        _zero(wk, z)
         H[k].fill(0.0)
         attached(x, i0_, u0[k, 0], S[k, 0], i14_, m_i, 1.0, uf, vf, Jf)
         attached(x, i0_, u0[k, 1], S[k, 1], i14_, m_i, 1.0, ug, vg, Jg)

@@ -347,12 +347,7 @@ class CompiledStep:
         ``AlphaIntegrator`` (``min(h, h_max, t_end - t)``); returns the block, Newton iterations and
         factorizations. The drivers' functions are evaluated here, at the end times of the steps; a block
         ends before a step whose driver function fails (the general step then raises its error)."""
-        times, t = [], s.t
-        done = t_end - 1e-12 * max(1.0, abs(t_end))
-        while len(times) < n and t < done:
-            t = t + min(h, h_max, t_end - t)
-            times.append(t)
-        values, loads, volts, n = self._sample_inputs(times)
+        values, loads, volts, n = self._sample_inputs(block_times(s.t, n, t_end, h, h_max))
         self._load_history()
         k, code, out, _, _, a_last, stats, _ = self._block(s, n, t_end, h, h, params, tol, max_iter,
                                                            (self.driven, values, loads, volts), energy, h_max=h_max)
@@ -438,6 +433,27 @@ class CompiledStep:
             c = cols[id(g)]
             parts += [np.full((k, 1), float(c.shape[1])), c]
         return np.hstack(parts) if parts else np.zeros((k, 0))
+
+
+def block_times(t0: float, n: int, t_end: float, h: float, h_max: float) -> np.ndarray:
+    """The end times (s) of up to ``n`` fixed steps from ``t0``, each of size ``min(h, h_max, t_end - t)`` and none
+    started within ``1e-12 max(1, |t_end|)`` of ``t_end`` (as ``AlphaIntegrator`` and the compiled block
+    :func:`flexmb.compiled.blocks.run_block` step): the same additions in the same order as that loop, in one
+    array (``np.cumsum`` adds sequentially)."""
+    done = t_end - 1e-12 * max(1.0, abs(t_end))
+    step = min(h, h_max)
+    if n <= 0 or not t0 < done:
+        return np.zeros(0)
+    t = np.cumsum(np.concatenate(([t0], np.full(n, step))))      # t[k]: the time before step k
+    start = t[:n]
+    stop = np.flatnonzero(~(start < done) | (t_end - start < step))
+    if stop.size == 0:
+        return t[1:]
+    k = int(stop[0])
+    if not start[k] < done:
+        return t[1:k + 1]
+    last = start[k] + min(step, t_end - start[k])       # the shortened step to t_end, then no more
+    return np.concatenate((t[1:k + 1], [last]))
 
 
 def elimination_order(asm) -> tuple[np.ndarray, list]:
