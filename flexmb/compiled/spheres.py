@@ -243,3 +243,291 @@ def grid_pairs(c, e, groups):
                 b -= 1
             pj[b + 1] = t
     return pi[:m].copy(), pj[:m].copy()
+
+
+# ---- the step-end work of sphere clouds and point-plane contacts (mesh.py SphereGroup.accept, PlaneGroup.accept) ---
+# Once per accepted step: the broad phase at the accepted state (positions, Verlet skins, candidates), the candidates'
+# kernel arrays rebuilt in place, their penetrations and rates (candidate_kernel), the missed-pair check and the
+# approach speeds moved on -- in two compiled calls per group instead of some 60 numpy operations.
+
+
+@njit(cache=True, inline="always")
+def _slot_of(bi, bj, pair_keys, nbj, self_slots, self_i0, self_j0):
+    """Slot rows ``(a, b)`` of a candidate of body pair ``(bi, bj)``: the pair slot (``b = -1``) when the pair has one,
+    else the self slots of both bodies (broadphase.SlotMap.slots); ``a = -1`` when neither exists."""
+    key = bi * nbj + bj
+    lo, hi = 0, pair_keys.size
+    while lo < hi:                    # np.searchsorted(pair_keys, key) (sorted, unique)
+        mid = (lo + hi) // 2
+        if pair_keys[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < pair_keys.size and pair_keys[lo] == key:
+        return lo, -1
+    if self_slots:
+        return self_i0 + bi, self_j0 + bj
+    return -1, -1
+
+
+@njit(cache=True, inline="always")
+def _sorted_has(keys, n, key):
+    """Whether ``key`` is among the first ``n`` entries of the ascending array ``keys``; its index or -1."""
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if keys[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < n and keys[lo] == key:
+        return lo
+    return -1
+
+
+@njit(cache=True)
+def point_positions(qe, F, M, body, u, S, X):
+    """``X[k] = r + A(p) (u_k + S_k eta)`` (m), the global position of point k (body-fixed ``u``, shapes ``S``
+    (n, 3, m)) on body ``body[k]`` (frame columns ``F``, modal columns ``M`` of the extended ``[q, ground]``): the
+    positions of flexmb/contact/surface.py ``_global_points``, ``r`` alone for a rigid body's origin. Sums in the
+    order of numpy's ``einsum("nij,nj->ni")`` up to round-off (the broad phase only compares them with a skin)."""
+    m = S.shape[2]
+    A = np.empty((3, 3))
+    p = np.empty(4)
+    ud = np.empty(3)
+    for k in range(body.size):
+        b = body[k]
+        if m == 0 and u[k, 0] == 0.0 and u[k, 1] == 0.0 and u[k, 2] == 0.0:
+            for a in range(3):
+                X[k, a] = qe[F[b, a]]
+            continue
+        for a in range(3):
+            t = u[k, a]
+            for j in range(m):
+                t += S[k, a, j] * qe[M[b, j]]
+            ud[a] = t
+        for a in range(4):
+            p[a] = qe[F[b, 3 + a]]
+        rotation_matrix(p, A)
+        for a in range(3):
+            X[k, a] = qe[F[b, a]] + (A[a, 0] * ud[0] + A[a, 1] * ud[1] + A[a, 2] * ud[2])
+
+
+@njit(cache=True)
+def skin_inflation(X, grow, last, has_last, out):
+    """Verlet-skin inflation (m) of objects at positions ``X`` (n, 3): ``grow + 3 |X - last|`` (only ``grow`` without
+    a previous rebuild), as flexmb/contact/broadphase.py ``Skin.inflation``; ``last`` becomes ``X`` (in place)."""
+    for k in range(X.shape[0]):
+        g = grow[k]
+        if has_last:
+            d0, d1, d2 = X[k, 0] - last[k, 0], X[k, 1] - last[k, 1], X[k, 2] - last[k, 2]
+            g = g + 3.0 * np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+        out[k] = g
+        for a in range(3):
+            last[k, a] = X[k, a]
+
+
+@njit(cache=True)
+def cloud_pairs(qe, F, M, sb, u, S, R, grow, last, has_last, cloud):
+    """The broad phase of a SphereGroup at an accepted state (mesh.py ``SphereGroup._build``): sphere centres, skin
+    inflations (``last`` updated in place), the grid's pairs (:func:`grid_pairs`) of spheres on different bodies of one
+    cloud, each pair ordered so that its first sphere's body index is the smaller (one slot per body pair). Returns
+    ``(ci, cj, keys)``, keys ``min(i, j) n + max(i, j)`` ascending (the grid's pairs are sorted by i then j, i < j)."""
+    n = sb.size
+    X = np.empty((n, 3))
+    point_positions(qe, F, M, sb, u, S, X)
+    e = np.empty(n)
+    skin_inflation(X, grow, last, has_last, e)
+    for k in range(n):
+        e[k] = R[k] + e[k]
+    i, j = grid_pairs(X, e, sb)
+    m = 0
+    for k in range(i.size):
+        if cloud[i[k]] == cloud[j[k]]:
+            m += 1
+    ci = np.empty(m, dtype=np.int64)
+    cj = np.empty(m, dtype=np.int64)
+    keys = np.empty(m, dtype=np.int64)
+    m = 0
+    for k in range(i.size):
+        a, b = i[k], j[k]
+        if cloud[a] != cloud[b]:
+            continue
+        if sb[a] > sb[b]:
+            ci[m], cj[m] = b, a
+        else:
+            ci[m], cj[m] = a, b
+        keys[m] = min(a, b) * n + max(a, b)
+        m += 1
+    return ci, cj, keys
+
+
+@njit(cache=True)
+def plane_candidates(qe, F_j, M_j, pb, u, S, R, grow_p, last_p, has_p, F_i, lb, lu, ln, last_l, has_l, combos):
+    """The broad phase of a PlaneGroup at an accepted state (mesh.py ``PlaneGroup._build``): point positions, plane
+    points and normals (``A(p) n'`` of each plane's body), skins (``last_p``, ``last_l`` updated in place) and the
+    combinations ``(point, plane)`` whose gap ``n . (X - P) - R`` is at most the two inflations, ascending."""
+    npnt, nl = pb.size, lb.size
+    X = np.empty((npnt, 3))
+    point_positions(qe, F_j, M_j, pb, u, S, X)
+    L = np.empty((nl, 3))
+    point_positions(qe, F_i, M_j[:0], lb, lu, np.zeros((nl, 3, 0)), L)
+    gp, gl = np.empty(npnt), np.empty(nl)
+    skin_inflation(X, grow_p, last_p, has_p, gp)
+    skin_inflation(L, np.zeros(nl), last_l, has_l, gl)
+    N = np.empty((nl, 3))
+    A = np.empty((3, 3))
+    p = np.empty(4)
+    for l in range(nl):
+        for a in range(4):
+            p[a] = qe[F_i[lb[l], 3 + a]]
+        rotation_matrix(p, A)
+        for a in range(3):
+            N[l, a] = A[a, 0] * ln[l, 0] + A[a, 1] * ln[l, 1] + A[a, 2] * ln[l, 2]
+    keep = np.empty(combos.shape[0], dtype=np.int64)
+    m = 0
+    for c in range(combos.shape[0]):
+        k, l = combos[c, 0], combos[c, 1]
+        d0, d1, d2 = X[k, 0] - L[l, 0], X[k, 1] - L[l, 1], X[k, 2] - L[l, 2]
+        h = (N[l, 0] * d0 + N[l, 2] * d2) + N[l, 1] * d1 - R[k]      # numpy einsum's order for 3 terms
+        if h <= gp[k] + gl[l]:
+            keep[m] = c
+            m += 1
+    return keep[:m].copy()
+
+
+@njit(cache=True)
+def _evaluate_and_accept(code, qe, ve, gather, vec, shp, sides, mi, mj, offset, law, a, b, delta, rate, old_keys,
+                         n_old, keys, speed, in_contact, last_rate):
+    """Penetrations and rates of the new candidates (:func:`candidate_kernel` without forces), then the missed-pair
+    count and depth (a candidate penetrating now whose key was no candidate before, ``n_old < 0``: no check) and the
+    approach speeds moved on as ``ApproachSpeeds.accept`` on the state in ``speed``, ``in_contact``, ``last_rate``
+    (indexed by candidate). Returns ``(bad, missed, deepest)``: ``bad`` as :func:`candidate_kernel`."""
+    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
+    n = gather.shape[0]
+    ids = np.arange(n)
+    bad = candidate_kernel(code, qe, ve, gather, vec, shp, sides, mi, mj, offset, ids, law, np.zeros(1, np.int64),
+                           np.zeros(1), np.zeros(1), np.zeros(1), np.zeros(1), np.zeros(1), speed, in_contact,
+                           last_rate, a, b, 0.0, 0.0, false_, false_, delta, rate, np.empty((0, gather.shape[1])),
+                           np.empty((0, gather.shape[1], gather.shape[1])))
+    if bad >= 0:
+        return bad, 0, 0.0
+    missed, deepest = 0, -np.inf
+    if n_old >= 0:
+        for k in range(n):
+            if delta[k] > 0.0 and _sorted_has(old_keys, n_old, keys[k]) < 0:
+                missed += 1
+                deepest = max(deepest, delta[k])
+    return -1, missed, deepest
+
+
+@njit(cache=True)
+def cloud_accept(code, qe, ve, ci, cj, sb, u, S, R, slaw, F_i, M_i, F_j, M_j, pair_keys, nbj, self_slots, self_i0,
+                 self_j0, sides, gather, vec, shp, offset, ids, law, a, b, delta, rate, keys, old_keys, has_old,
+                 old_speed, old_in, old_rate, speed, in_contact, last_rate):
+    """The rest of a SphereGroup's step end after :func:`cloud_pairs` (mesh.py ``SphereGroup.accept``): the kernel
+    arrays of the n candidates ``(ci, cj)`` written into the first n rows of ``gather``, ``vec``, ``shp``, ``offset``,
+    ``ids``, ``law``, ``a``, ``b`` (``SphereGroup._candidate_arrays``, ``SlotMap.gather``, ``SlotMap.slots``), their
+    penetrations ``delta`` (m) and rates ``rate`` (m/s), the pairs missed by the last broad phase, and the approach
+    speeds of the new candidates (``speed``, ``in_contact``, ``last_rate``, each (n,)): those of a pair kept across
+    the rebuild (same key in ``old_keys``, ascending) carried over (broadphase.transfer_approach), then
+    ``ApproachSpeeds.accept``. Returns ``(bad, missed, deepest)`` (:func:`_evaluate_and_accept`)."""
+    n = ci.size
+    m = S.shape[2]
+    nx = gather.shape[1]
+    for k in range(n):
+        i, j = ci[k], cj[k]
+        bi, bj = sb[i], sb[j]
+        for c in range(7):
+            gather[k, c] = F_i[bi, c]
+            gather[k, 7 + c] = F_j[bj, c]
+        for c in range(m):
+            gather[k, 14 + c] = M_i[bi, c]
+            gather[k, 14 + m + c] = M_j[bj, c]
+        vec[k] = 0.0
+        shp[k] = 0.0
+        for c in range(3):
+            vec[k, 0, c] = u[i, c]
+            vec[k, 1, c] = u[j, c]
+            for s in range(m):
+                shp[k, 0, c, s] = S[i, c, s]
+                shp[k, 1, c, s] = S[j, c, s]
+        offset[k] = R[i] + R[j]
+        ids[k] = k
+        law[k] = slaw[i]
+        a[k], b[k] = _slot_of(bi, bj, pair_keys, nbj, self_slots, self_i0, self_j0)
+        speed[k], in_contact[k], last_rate[k] = 0.0, False, np.nan
+        if has_old:
+            o = _sorted_has(old_keys, old_keys.size, keys[k])
+            if o >= 0:
+                speed[k], in_contact[k], last_rate[k] = old_speed[o], old_in[o], old_rate[o]
+    g, vv, sh = gather[:n], vec[:n], shp[:n]
+    out = _evaluate_and_accept(code, qe, ve, g, vv, sh, sides, m, m, offset[:n], law[:n], a[:n], b[:n], delta, rate,
+                               old_keys, old_keys.size if has_old else -1, keys, speed, in_contact, last_rate)
+    if out[0] >= 0:
+        return out
+    for k in range(n):                  # ApproachSpeeds.accept (all pairs listed)
+        d = delta[k]
+        v = trial_speed(d, rate[k], speed[k], in_contact[k], last_rate[k])
+        touching = d > 0.0
+        in_contact[k] = touching
+        speed[k] = v if touching else 0.0
+        last_rate[k] = rate[k]
+    return out
+
+
+@njit(cache=True)
+def plane_accept(code, qe, ve, cand, combos, pb, u, S, R, plaw, lb, lu, ln, F_i, M_i, F_j, M_j, pair_keys, nbj,
+                 self_slots, self_i0, self_j0, sides, gather, vec, shp, offset, ids, law, a, b, delta, rate, old_cand,
+                 has_old, speed, in_contact, last_rate):
+    """The rest of a PlaneGroup's step end after :func:`plane_candidates` (mesh.py ``PlaneGroup.accept``): the kernel
+    arrays of the n candidate combinations ``cand`` written into the first n rows of ``gather``, ``vec``, ``shp``,
+    ``offset``, ``ids``, ``law``, ``a``, ``b`` (``PlaneGroup._candidate_arrays``), their penetrations ``delta`` (m)
+    and rates ``rate`` (m/s), the combinations missed by the last broad phase (not in ``old_cand``, ascending) and the
+    approach speeds of all combinations (``speed``, ``in_contact``, ``last_rate``, in place) moved on as
+    ``ApproachSpeeds.accept(delta, rate, ids=cand)``: the candidates capture or keep theirs, the rest are released.
+    Returns ``(bad, missed, deepest)`` (:func:`_evaluate_and_accept`)."""
+    n = cand.size
+    mi, mj = M_i.shape[1], M_j.shape[1]
+    for k in range(n):
+        c = cand[k]
+        p, l = combos[c, 0], combos[c, 1]
+        bi, bj = lb[l], pb[p]
+        for x in range(7):
+            gather[k, x] = F_i[bi, x]
+            gather[k, 7 + x] = F_j[bj, x]
+        for x in range(mi):
+            gather[k, 14 + x] = M_i[bi, x]
+        for x in range(mj):
+            gather[k, 14 + mi + x] = M_j[bj, x]
+        vec[k] = 0.0
+        shp[k] = 0.0
+        for x in range(3):
+            vec[k, 0, x] = ln[l, x]
+            vec[k, 1, x] = lu[l, x]
+            vec[k, 2, x] = u[p, x]
+            for s in range(mj):
+                shp[k, 2, x, s] = S[p, x, s]
+        offset[k] = R[p]
+        ids[k] = c
+        law[k] = plaw[p]
+        a[k], b[k] = _slot_of(bi, bj, pair_keys, nbj, self_slots, self_i0, self_j0)
+    out = _evaluate_and_accept(code, qe, ve, gather[:n], vec[:n], shp[:n], sides, mi, mj, offset[:n], law[:n], a[:n],
+                               b[:n], delta, rate, old_cand, old_cand.size if has_old else -1, cand, speed, in_contact,
+                               last_rate)
+    if out[0] >= 0:
+        return out
+    v = np.empty(n)
+    for k in range(n):                 # the trial speeds under the step's history, then ApproachSpeeds.accept
+        c = cand[k]
+        v[k] = trial_speed(delta[k], rate[k], speed[c], in_contact[c], last_rate[c])
+    speed[:] = 0.0
+    in_contact[:] = False
+    last_rate[:] = np.nan
+    for k in range(n):
+        c = cand[k]
+        touching = delta[k] > 0.0
+        in_contact[c] = touching
+        speed[c] = v[k] if touching else 0.0
+        last_rate[c] = rate[k]
+    return out
