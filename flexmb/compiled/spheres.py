@@ -88,6 +88,28 @@ def _value(code, xq, xv, vec, shp, mi, mj, X, V, A, B, ud):
     return x, xd
 
 
+@njit(cache=True, inline="always")
+def _at_origins(vec, i):
+    """Whether both spheres of sphere-sphere candidate ``i`` sit at their bodies' origins (``u_i = u_j = 0``)."""
+    return (vec[i, 0, 0] == 0.0 and vec[i, 0, 1] == 0.0 and vec[i, 0, 2] == 0.0 and vec[i, 1, 0] == 0.0
+            and vec[i, 1, 1] == 0.0 and vec[i, 1, 2] == 0.0)
+
+
+@njit(cache=True, inline="always")
+def _centre_distance(qe, ve, gather, i):
+    """``|r_j - r_i|`` and its rate for sphere-sphere candidate ``i`` of two rigid bodies' origins, read straight from
+    the extended coordinates (the arithmetic of :func:`_value` for that case, without the pair's gathered copy)."""
+    dd = 0.0
+    dv = 0.0
+    for a in range(3):
+        ci, cj = gather[i, a], gather[i, 7 + a]
+        d = qe[cj] - qe[ci]
+        dd += d * d
+        dv += d * (ve[cj] - ve[ci])
+    x = np.sqrt(dd)
+    return x, (dv / x if x > 0.0 else 0.0)
+
+
 @njit(cache=True)
 def candidate_kernel(code, qe, ve, gather, vec, shp, sides, mi, mj, offset, ids, law, kind, K, n, h, v_min, c,
                      speed, in_contact, last_rate, slot_a, slot_b, cC, cK, want_forces, want_blocks, delta, rate,
@@ -114,9 +136,15 @@ def candidate_kernel(code, qe, ve, gather, vec, shp, sides, mi, mj, offset, ids,
         r[:] = 0.0
         if want_blocks:
             blk[:] = 0.0
+    centres = code == LENGTH and mi == 0 and mj == 0
     for i in range(nc):
-        kp.pair_state(qe, ve, gather[i], xq, xv)
-        x, xd = _value(code, xq, xv, vec[i], shp[i], mi, mj, X, V, A, B, ud)
+        if centres and _at_origins(vec, i):
+            x, xd = _centre_distance(qe, ve, gather, i)
+            stated = False
+        else:
+            kp.pair_state(qe, ve, gather[i], xq, xv)
+            x, xd = _value(code, xq, xv, vec[i], shp[i], mi, mj, X, V, A, B, ud)
+            stated = True
         if code == LENGTH and x < BAD_LENGTH:
             return i
         d, dd = offset[i] - x, -xd
@@ -134,6 +162,8 @@ def candidate_kernel(code, qe, ve, gather, vec, shp, sides, mi, mj, offset, ids,
             F, dF, dFd = 0.0, 0.0, 0.0
         if F == 0.0 and dF == 0.0 and dFd == 0.0:
             continue
+        if not stated:
+            kp.pair_state(qe, ve, gather[i], xq, xv)
         measure_one(code, xq, xv, vec[i], shp[i], sides, mi, mj, 0.0, hess, g, H, w)     # gradient, Hessian
         scalar_force_one(g, H, xv, -F, dF, dFd, cK if hess else 0.0, cC, want_blocks, rc, bc, hv)
         a, b = slot_a[i], slot_b[i]
