@@ -89,25 +89,88 @@ def _value(code, xq, xv, vec, shp, mi, mj, X, V, A, B, ud):
 
 
 @njit(cache=True, inline="always")
-def _at_origins(vec, i):
-    """Whether both spheres of sphere-sphere candidate ``i`` sit at their bodies' origins (``u_i = u_j = 0``)."""
-    return (vec[i, 0, 0] == 0.0 and vec[i, 0, 1] == 0.0 and vec[i, 0, 2] == 0.0 and vec[i, 1, 0] == 0.0
-            and vec[i, 1, 1] == 0.0 and vec[i, 1, 2] == 0.0)
+def _rigid_point(qe, ve, gather, i, f, u0, u1, u2, origin):
+    """:func:`_attached` of a rigid body (no modes) for candidate ``i``: the global value and rate ``(X, V)`` (6
+    scalars) of body-fixed ``u`` on the body whose frame columns start at ``gather[i, f]``, read straight from the
+    extended ``qe``, ``ve`` -- the entries of ``rotation_matrix`` and ``jacobian_B`` and the sums of :func:`_attached`
+    in the same order, in scalars (array arguments of helpers cost more than this arithmetic)."""
+    if origin and u0 == 0.0 and u1 == 0.0 and u2 == 0.0:         # the body's origin (a centre)
+        c0, c1, c2 = gather[i, f], gather[i, f + 1], gather[i, f + 2]
+        return qe[c0], qe[c1], qe[c2], ve[c0], ve[c1], ve[c2]
+    g = f + 3
+    e0, e1, e2, e3 = qe[gather[i, g]], qe[gather[i, g + 1]], qe[gather[i, g + 2]], qe[gather[i, g + 3]]
+    w0, w1, w2, w3 = ve[gather[i, g]], ve[gather[i, g + 1]], ve[gather[i, g + 2]], ve[gather[i, g + 3]]
+    d = 2.0 * e0 * e0 - 1.0
+    a00, a11, a22 = d + 2.0 * e1 * e1, d + 2.0 * e2 * e2, d + 2.0 * e3 * e3
+    a01, a10 = 2.0 * (e1 * e2 - e0 * e3), 2.0 * (e1 * e2 + e0 * e3)
+    a02, a20 = 2.0 * (e1 * e3 + e0 * e2), 2.0 * (e1 * e3 - e0 * e2)
+    a12, a21 = 2.0 * (e2 * e3 - e0 * e1), 2.0 * (e2 * e3 + e0 * e1)
+    eu = e1 * u0 + e2 * u1 + e3 * u2
+    b00 = 2.0 * (2.0 * e0 * u0 + e2 * u2 - e3 * u1)
+    b10 = 2.0 * (2.0 * e0 * u1 + e3 * u0 - e1 * u2)
+    b20 = 2.0 * (2.0 * e0 * u2 + e1 * u1 - e2 * u0)
+    b01, b02, b03 = 2.0 * (e1 * u0 + eu), 2.0 * (e1 * u1 + e0 * u2), 2.0 * (e1 * u2 - e0 * u1)
+    b11, b12, b13 = 2.0 * (e2 * u0 - e0 * u2), 2.0 * (e2 * u1 + eu), 2.0 * (e2 * u2 + e0 * u0)
+    b21, b22, b23 = 2.0 * (e3 * u0 + e0 * u1), 2.0 * (e3 * u1 - e0 * u0), 2.0 * (e3 * u2 + eu)
+    if origin:
+        c0, c1, c2 = gather[i, f], gather[i, f + 1], gather[i, f + 2]
+        x0, x1, x2, v0, v1, v2 = qe[c0], qe[c1], qe[c2], ve[c0], ve[c1], ve[c2]
+    else:
+        x0 = x1 = x2 = v0 = v1 = v2 = 0.0
+    x0 += a00 * u0
+    x0 += a01 * u1
+    x0 += a02 * u2
+    x1 += a10 * u0
+    x1 += a11 * u1
+    x1 += a12 * u2
+    x2 += a20 * u0
+    x2 += a21 * u1
+    x2 += a22 * u2
+    v0 += b00 * w0
+    v0 += b01 * w1
+    v0 += b02 * w2
+    v0 += b03 * w3
+    v1 += b10 * w0
+    v1 += b11 * w1
+    v1 += b12 * w2
+    v1 += b13 * w3
+    v2 += b20 * w0
+    v2 += b21 * w1
+    v2 += b22 * w2
+    v2 += b23 * w3
+    return x0, x1, x2, v0, v1, v2
 
 
 @njit(cache=True, inline="always")
-def _centre_distance(qe, ve, gather, i):
-    """``|r_j - r_i|`` and its rate for sphere-sphere candidate ``i`` of two rigid bodies' origins, read straight from
-    the extended coordinates (the arithmetic of :func:`_value` for that case, without the pair's gathered copy)."""
-    dd = 0.0
-    dv = 0.0
-    for a in range(3):
-        ci, cj = gather[i, a], gather[i, 7 + a]
-        d = qe[cj] - qe[ci]
-        dd += d * d
-        dv += d * (ve[cj] - ve[ci])
-    x = np.sqrt(dd)
-    return x, (dv / x if x > 0.0 else 0.0)
+def _rigid_value(code, qe, ve, gather, vec, i):
+    """:func:`_value` of candidate ``i`` between two rigid bodies (:func:`_rigid_point`), the same arithmetic."""
+    if code == LENGTH:
+        p0, p1, p2, pv0, pv1, pv2 = _rigid_point(qe, ve, gather, i, 0, vec[i, 0, 0], vec[i, 0, 1], vec[i, 0, 2], True)
+        q0, q1, q2, qv0, qv1, qv2 = _rigid_point(qe, ve, gather, i, 7, vec[i, 1, 0], vec[i, 1, 1], vec[i, 1, 2], True)
+        d0, d1, d2 = q0 - p0, q1 - p1, q2 - p2
+        dd = 0.0
+        dd += d0 * d0
+        dd += d1 * d1
+        dd += d2 * d2
+        dv = 0.0
+        dv += d0 * (qv0 - pv0)
+        dv += d1 * (qv1 - pv1)
+        dv += d2 * (qv2 - pv2)
+        x = np.sqrt(dd)
+        return x, (dv / x if x > 0.0 else 0.0)
+    n0, n1, n2, nv0, nv1, nv2 = _rigid_point(qe, ve, gather, i, 0, vec[i, 0, 0], vec[i, 0, 1], vec[i, 0, 2], False)
+    p0, p1, p2, pv0, pv1, pv2 = _rigid_point(qe, ve, gather, i, 0, vec[i, 1, 0], vec[i, 1, 1], vec[i, 1, 2], True)
+    q0, q1, q2, qv0, qv1, qv2 = _rigid_point(qe, ve, gather, i, 7, vec[i, 2, 0], vec[i, 2, 1], vec[i, 2, 2], True)
+    d0, d1, d2 = q0 - p0, q1 - p1, q2 - p2
+    x = 0.0
+    x += n0 * d0
+    x += n1 * d1
+    x += n2 * d2
+    xd = 0.0
+    xd += n0 * (qv0 - pv0) + nv0 * d0
+    xd += n1 * (qv1 - pv1) + nv1 * d1
+    xd += n2 * (qv2 - pv2) + nv2 * d2
+    return x, xd
 
 
 @njit(cache=True)
@@ -136,10 +199,10 @@ def candidate_kernel(code, qe, ve, gather, vec, shp, sides, mi, mj, offset, ids,
         r[:] = 0.0
         if want_blocks:
             blk[:] = 0.0
-    centres = code == LENGTH and mi == 0 and mj == 0
+    rigid = mi == 0 and mj == 0
     for i in range(nc):
-        if centres and _at_origins(vec, i):
-            x, xd = _centre_distance(qe, ve, gather, i)
+        if rigid:
+            x, xd = _rigid_value(code, qe, ve, gather, vec, i)
             stated = False
         else:
             kp.pair_state(qe, ve, gather[i], xq, xv)
@@ -474,14 +537,16 @@ def cloud_accept(code, qe, ve, ci, cj, sb, u, S, R, slaw, F_i, M_i, F_j, M_j, pa
         for c in range(m):
             gather[k, 14 + c] = M_i[bi, c]
             gather[k, 14 + m + c] = M_j[bj, c]
-        vec[k] = 0.0
-        shp[k] = 0.0
-        for c in range(3):
+        for c in range(3):              # elementwise: an array view per row costs more than the row
             vec[k, 0, c] = u[i, c]
             vec[k, 1, c] = u[j, c]
+            vec[k, 2, c] = 0.0
+            vec[k, 3, c] = 0.0
             for s in range(m):
                 shp[k, 0, c, s] = S[i, c, s]
                 shp[k, 1, c, s] = S[j, c, s]
+                shp[k, 2, c, s] = 0.0
+                shp[k, 3, c, s] = 0.0
         offset[k] = R[i] + R[j]
         ids[k] = k
         law[k] = slaw[i]
@@ -530,14 +595,16 @@ def plane_accept(code, qe, ve, cand, combos, pb, u, S, R, plaw, lb, lu, ln, F_i,
             gather[k, 14 + x] = M_i[bi, x]
         for x in range(mj):
             gather[k, 14 + mi + x] = M_j[bj, x]
-        vec[k] = 0.0
-        shp[k] = 0.0
-        for x in range(3):
+        for x in range(3):              # elementwise: an array view per row costs more than the row
             vec[k, 0, x] = ln[l, x]
             vec[k, 1, x] = lu[l, x]
             vec[k, 2, x] = u[p, x]
-            for s in range(mj):
-                shp[k, 2, x, s] = S[p, x, s]
+            vec[k, 3, x] = 0.0
+            for s in range(shp.shape[3]):
+                shp[k, 0, x, s] = 0.0
+                shp[k, 1, x, s] = 0.0
+                shp[k, 2, x, s] = S[p, x, s] if s < mj else 0.0
+                shp[k, 3, x, s] = 0.0
         offset[k] = R[p]
         ids[k] = c
         law[k] = plaw[p]
