@@ -524,7 +524,8 @@ def cloud_accept(code, qe, ve, ci, cj, sb, u, S, R, slaw, F_i, M_i, F_j, M_j, pa
     penetrations ``delta`` (m) and rates ``rate`` (m/s), the pairs missed by the last broad phase, and the approach
     speeds of the new candidates (``speed``, ``in_contact``, ``last_rate``, each (n,)): those of a pair kept across
     the rebuild (same key in ``old_keys``, ascending) carried over (broadphase.transfer_approach), then
-    ``ApproachSpeeds.accept``. Returns ``(bad, missed, deepest)`` (:func:`_evaluate_and_accept`)."""
+    ``ApproachSpeeds.accept``. Returns ``(bad, missed, deepest)`` (:func:`_evaluate_and_accept`; ``bad = -2``: a
+    candidate's body pair has no slot)."""
     n = ci.size
     m = S.shape[2]
     nx = gather.shape[1]
@@ -551,6 +552,8 @@ def cloud_accept(code, qe, ve, ci, cj, sb, u, S, R, slaw, F_i, M_i, F_j, M_j, pa
         ids[k] = k
         law[k] = slaw[i]
         a[k], b[k] = _slot_of(bi, bj, pair_keys, nbj, self_slots, self_i0, self_j0)
+        if a[k] < 0:
+            return -2, 0, 0.0
         speed[k], in_contact[k], last_rate[k] = 0.0, False, np.nan
         if has_old:
             o = _sorted_has(old_keys, old_keys.size, keys[k])
@@ -581,7 +584,8 @@ def plane_accept(code, qe, ve, cand, combos, pb, u, S, R, plaw, lb, lu, ln, F_i,
     and rates ``rate`` (m/s), the combinations missed by the last broad phase (not in ``old_cand``, ascending) and the
     approach speeds of all combinations (``speed``, ``in_contact``, ``last_rate``, in place) moved on as
     ``ApproachSpeeds.accept(delta, rate, ids=cand)``: the candidates capture or keep theirs, the rest are released.
-    Returns ``(bad, missed, deepest)`` (:func:`_evaluate_and_accept`)."""
+    Returns ``(bad, missed, deepest)`` (:func:`_evaluate_and_accept`; ``bad = -2``: a combination's body pair has no
+    slot)."""
     n = cand.size
     mi, mj = M_i.shape[1], M_j.shape[1]
     for k in range(n):
@@ -609,6 +613,8 @@ def plane_accept(code, qe, ve, cand, combos, pb, u, S, R, plaw, lb, lu, ln, F_i,
         ids[k] = c
         law[k] = plaw[p]
         a[k], b[k] = _slot_of(bi, bj, pair_keys, nbj, self_slots, self_i0, self_j0)
+        if a[k] < 0:
+            return -2, 0, 0.0
     out = _evaluate_and_accept(code, qe, ve, gather[:n], vec[:n], shp[:n], sides, mi, mj, offset[:n], law[:n], a[:n],
                                b[:n], delta, rate, old_cand, old_cand.size if has_old else -1, cand, speed, in_contact,
                                last_rate)
