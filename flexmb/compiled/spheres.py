@@ -634,3 +634,35 @@ def plane_accept(code, qe, ve, cand, combos, pb, u, S, R, plaw, lb, lu, ln, F_i,
         speed[c] = v[k] if touching else 0.0
         last_rate[c] = rate[k]
     return out
+
+
+@njit(cache=True)
+def candidate_power(code, qe, ve, gather, vec, shp, sides, mi, mj, offset, ids, law, kind, K, n, h, v_min, c, speed,
+                    in_contact, last_rate):
+    """The power of the non-elastic part of the candidates' forces, ``-sum (F - K delta_+^n) delta_dot`` (W, <= 0
+    where the damping acts), at ``(qe, ve)`` under the approach speeds of the step (``speed``, ``in_contact``,
+    ``last_rate`` indexed by ``ids``): ``LawTable.nonconservative_power`` of the penetrations and rates of
+    :func:`candidate_kernel`, summed in candidate order (Lankarani & Nikravesh, J. Mech. Des. 112:369, 1990, for the
+    hysteresis law). Returns ``(bad, P)``: ``bad`` as :func:`candidate_kernel`."""
+    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
+    nc, nx = gather.shape
+    delta, rate = np.empty(nc), np.empty(nc)
+    bad = candidate_kernel(code, qe, ve, gather, vec, shp, sides, mi, mj, offset, ids, law, kind, K, n, h, v_min, c,
+                           speed, in_contact, last_rate, ids, ids, 0.0, 0.0, false_, false_, delta, rate,
+                           np.empty((0, nx)), np.empty((0, nx, nx)))
+    if bad >= 0:
+        return bad, 0.0
+    P = 0.0
+    for i in range(nc):
+        d, dd = delta[i], rate[i]
+        k = ids[i]
+        vm = trial_speed(d, dd, speed[k], in_contact[k], last_rate[k])
+        wl = law[i]
+        if kind[wl] == HYSTERESIS:
+            F = hysteresis_one(K[wl], n[wl], h[wl], v_min[wl], d, dd, vm)[0]
+        elif kind[wl] == LINEAR:
+            F = linear_one(K[wl], c[wl], d, dd)[0]
+        else:
+            F = 0.0
+        P -= (F - K[wl] * max(d, 0.0) ** n[wl]) * dd
+    return -1, P

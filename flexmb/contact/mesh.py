@@ -323,16 +323,24 @@ class _Group(ElementGroup):
         penetration at one state several times: onset checks, in_contact, power, accept). A state is known by
         the bytes of its coordinates and velocities (bit for bit the same state: 6 times faster than
         ``np.array_equal`` on a few hundred values)."""
+        c = self._cached(qe, ve)
+        if c is not None:
+            return c
         kq, kv = _state_key(qe), _state_key(ve)
-        for cq, cv, c in self._cache:
-            if cq == kq and cv == kv:
-                return c
         qe, ve = np.array(qe, dtype=float), np.array(ve, dtype=float)
         t0 = time.perf_counter()
         c = self._evaluate(qe, ve)
         self.stats["evaluate_s"] += time.perf_counter() - t0
         self._cache = [(kq, kv, c)] + self._cache[:self._CACHE - 1]
         return c
+
+    def _cached(self, qe, ve) -> _Contacts | None:
+        """The cached evaluation at ``(qe, ve)``, or None."""
+        kq, kv = _state_key(qe), _state_key(ve)
+        for cq, cv, c in self._cache:
+            if cq == kq and cv == kv:
+                return c
+        return None
 
     def _rebuild(self, qe, ve):
         """Broad phase at an accepted state (and at the start): new candidates, cache cleared."""
@@ -533,8 +541,23 @@ class _Group(ElementGroup):
         return float(np.sum(self.law_table.elastic_energy(c.delta, c.law)))
 
     def power(self, st: EvalState) -> float:
-        """Power (W) of the dissipative part of the contact forces at this state (<= 0; docs/theory.md §6)."""
+        """Power (W) of the dissipative part of the contact forces at this state (<= 0; docs/theory.md §6): one
+        compiled call (flexmb/compiled/spheres.py ``candidate_power``) where the group has its kernel."""
         qe, ve = st.qe, st.ve
+        if self._fusable() and not self._cached(qe, ve):
+            kc = self._kernel_arrays()
+            L, ap = self.law_table, self.approach
+            t0 = time.perf_counter()
+            bad, P = _spheres.candidate_power(self._code, np.ascontiguousarray(qe, dtype=float),
+                                              np.ascontiguousarray(ve, dtype=float), *kc[:3], self._sides,
+                                              self.slots.m_i, self.slots.m_j, *kc[3:6], L.kind, L.K, L.n, L.h,
+                                              L.v_min, L.c, ap.speed, ap.in_contact, ap.last_rate)
+            st_ = self.stats
+            st_["evaluations"] += 1
+            st_["candidates_evaluated"] += kc[0].shape[0]
+            st_["evaluate_s"] += time.perf_counter() - t0
+            if bad < 0:
+                return float(P)
         c = self._contacts(qe, ve)
         if not c.delta.size:
             return 0.0
