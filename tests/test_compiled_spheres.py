@@ -217,3 +217,24 @@ def test_compiled_positions_equal_the_numpy_ones():
         point_positions(qe, F, M[:, :mm], body, u, S, X)
         ref, _ = _global_points(qe, np.zeros_like(qe), F[body], M[body, :mm], u, S if mm else None)
         assert np.max(np.abs(X - ref)) <= 1e-15 * np.max(np.abs(ref))
+
+
+def test_compiled_step_end_reports_missed_sphere_pairs():
+    """Two spheres far apart with a tiny margin: no candidate pair; an accepted state where they overlap by
+    2 mm is a pair the broad phase missed during the step -- the compiled step end warns with its depth, as the
+    numpy one does."""
+    from flexmb.errors import ContactMarginWarning
+    s = fm.System()
+    a = s.add(fm.RigidBody(0.03, (1e-6,) * 3, position=(0.0, 0.0, 0.0)))
+    b = s.add(fm.RigidBody(0.03, (1e-6,) * 3, position=(0.1, 0.0, 0.0)))
+    s.add(SphereCloudContact([a, b], [(0.0, 0.0, 0.0), (0.1, 0.0, 0.0)], R, LAWS["hertz"], margin=1e-9))
+    asm = s.compile()
+    g = next(g for g in asm.families if isinstance(g, SphereGroup))
+    q, v = asm.initial_state()
+    asm.start(q, v)
+    asm.step_end(q, v, np.zeros(asm.m), 0.0)
+    assert g.n_candidates == 0
+    q[7] = 2.0 * R - 2e-3
+    with pytest.warns(ContactMarginWarning, match=r"1 pair\(s\) penetrated by up to 0.002 m"):
+        asm.step_end(q, v, np.zeros(asm.m), 1e-3)
+    assert g.n_candidates == 1 and g.stats["missed"] == 1

@@ -522,7 +522,6 @@ def cloud_accept(code, qe, ve, ci, cj, sb, u, S, R, slaw, F_i, M_i, F_j, M_j, pa
     candidate's body pair has no slot)."""
     n = ci.size
     m = S.shape[2]
-    nx = gather.shape[1]
     for k in range(n):
         i, j = ci[k], cj[k]
         bi, bj = sb[i], sb[j]

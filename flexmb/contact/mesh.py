@@ -892,7 +892,8 @@ class SphereGroup(_Group):
         self._setup(nq, bodies, bodies, pairs, need_self, laws)
         self.skin = Skin(np.concatenate(margin))
         # contiguous arrays of the compiled step end (flexmb/compiled/spheres.py cloud_pairs, cloud_accept)
-        self.sb, self.slaw, self.cloud = (np.ascontiguousarray(x, dtype=np.int64) for x in (self.sb, self.slaw, self.cloud))
+        self.sb, self.slaw, self.cloud = (np.ascontiguousarray(x, dtype=np.int64)
+                                          for x in (self.sb, self.slaw, self.cloud))
         self._shp_modes = self.m
         self._S0 = np.zeros((self.np, 3, 0)) if self.S is None else np.ascontiguousarray(self.S, dtype=float)
         self._grow = np.ascontiguousarray(np.broadcast_to(self.skin.grow, (self.np,)), dtype=float)
@@ -920,7 +921,6 @@ class SphereGroup(_Group):
     def _evaluate(self, qe, ve) -> _Contacts:
         i, j = self.ci, self.cj
         s = self.slots
-        n = i.size
         fast = self._compiled(qe, ve, None, False)      # penetrations and rates in one compiled call
         if fast is None:
             self.stats["evaluations"] += 1
