@@ -238,3 +238,52 @@ def test_compiled_step_end_reports_missed_sphere_pairs():
     with pytest.warns(ContactMarginWarning, match=r"1 pair\(s\) penetrated by up to 0.002 m"):
         asm.step_end(q, v, np.zeros(asm.m), 1e-3)
     assert g.n_candidates == 1 and g.stats["missed"] == 1
+
+
+def _flexible_cloud() -> fm.System:
+    """Spheres (R = 0.1 m) on three nodes of each of two flexible Craig-Bampton beams (1.5 m; 3 fixed-interface
+    modes and the tip's 6 constraint modes), the upper beam's spheres 1 cm into the lower one's, over a floor:
+    sphere clouds on bodies with modes (attachment shapes in the measures and the broad phase)."""
+    from flexmb.fem.materials import Material
+    from flexmb.fem.model import FEModel
+    from flexmb.fem.sections import BeamSection
+    from flexmb.reduction import craig_bampton
+    from verification.fem.meshes import line_mesh
+
+    def beam(name, position):
+        model = FEModel(line_mesh(4, 1.5, direction=(1.0, 0.0, 0.0)), Material(E=2e9, nu=0.3, rho=2000.0),
+                        sections=BeamSection.rectangle(0.05, 0.03, nu=0.3))
+        modes = craig_bampton(model, {"root": "root", "tip": "tip"}, n_modes=3, reference="root")
+        return fm.FlexibleBody(modes, position=position, damping=0.02, name=name)
+
+    s = fm.System(gravity=(0.0, -9.81, 0.0), name="flexible cloud")
+    f = s.add(beam("f", (0.0, 0.0, 0.0)))
+    g = s.add(beam("g", (0.05, 0.19, 0.0)))
+    sites, centres = [], []
+    for body in (f, g):
+        for k in (2, 3, 4):
+            site = body.node(k)
+            sites.append(site)
+            centres.append(body.initial_frame()[0] + body.initial_frame()[1] @ body.modes.nodes[k])
+    s.add(SphereCloudContact(sites, centres, 0.1, LankaraniNikravesh(1e6, 0.5),
+                             planes=[(s.ground, (0, -0.12, 0), (0, 1, 0))], margin=0.05, name="cloud"))
+    return s
+
+
+def test_compiled_step_end_of_flexible_sphere_clouds(monkeypatch):
+    """Sphere clouds on flexible bodies through the compiled step end: bit for bit the numpy step end's trajectory,
+    Newton counts and history (the candidates' attachment shapes fill the kernel arrays; the broad phase places the
+    spheres with the modes)."""
+    from flexmb.contact.mesh import _Group
+    runs = []
+    for fused in (True, False):
+        monkeypatch.setattr(_Group, "fused_accept", fused)
+        s = _flexible_cloud()
+        runs.append((fm.simulate(s, t_end=3e-3, h=1e-4, energy=False), s.compile()))
+    (a, asm), (b, _) = runs
+    assert "completed" in a.message and a.message == b.message
+    assert np.array_equal(a.q, b.q) and np.array_equal(a.history, b.history)
+    assert a.stats["newton_iterations"] == b.stats["newton_iterations"]
+    sph = next(g for g in asm.families if isinstance(g, SphereGroup))
+    assert sph.m == asm.system.bodies[0].n_modes > 0 and sph.n_candidates >= 3
+    assert np.max(np.abs(a.q[-1] - a.q[0])) > 1e-6
