@@ -320,16 +320,27 @@ class _Group(ElementGroup):
 
     def _contacts(self, qe, ve) -> _Contacts:
         """Evaluated candidates at ``(qe, ve)``; the last few states are cached (simulate() asks for the
-        penetration at one state several times: onset checks, in_contact, power, accept)."""
-        for kq, kv, c in self._cache:
-            if np.array_equal(kq, qe) and np.array_equal(kv, ve):
-                return c
+        penetration at one state several times: onset checks, in_contact, power, accept). A state is known by
+        the bytes of its coordinates and velocities (bit for bit the same state: 6 times faster than
+        ``np.array_equal`` on a few hundred values)."""
+        c = self._cached(qe, ve)
+        if c is not None:
+            return c
+        kq, kv = _state_key(qe), _state_key(ve)
         qe, ve = np.array(qe, dtype=float), np.array(ve, dtype=float)
         t0 = time.perf_counter()
         c = self._evaluate(qe, ve)
         self.stats["evaluate_s"] += time.perf_counter() - t0
-        self._cache = [(qe, ve, c)] + self._cache[:self._CACHE - 1]
+        self._cache = [(kq, kv, c)] + self._cache[:self._CACHE - 1]
         return c
+
+    def _cached(self, qe, ve) -> _Contacts | None:
+        """The cached evaluation at ``(qe, ve)``, or None."""
+        kq, kv = _state_key(qe), _state_key(ve)
+        for cq, cv, c in self._cache:
+            if cq == kq and cv == kv:
+                return c
+        return None
 
     def _rebuild(self, qe, ve):
         """Broad phase at an accepted state (and at the start): new candidates, cache cleared."""
@@ -431,6 +442,57 @@ class _Group(ElementGroup):
             return None
         return delta, rate, (r if want_forces else None), (blk if want_forces and want_blocks else None)
 
+    # -- the step end in compiled code (flexmb/compiled/spheres.py cloud_pairs/cloud_accept, plane_*) -----------------
+    fused_accept = True
+    """False: the step end through the numpy broad phase and separate kernel calls (the reference of the compiled
+    step end in the tests; both give the same candidates in the same order and the same trajectories)."""
+    _buf = None
+
+    def _fusable(self) -> bool:
+        """Whether :meth:`accept` runs compiled: the group has a kernel, built-in laws, and the kernel is in use."""
+        return self.fused_accept and self.use_kernel and self._code >= 0 and not self.law_table.any_user
+
+    def _buffers(self, n: int) -> tuple:
+        """The candidates' kernel arrays of :func:`flexmb.compiled.spheres.candidate_kernel` (gathers, measure slots,
+        offsets, approach ids, law rows, slot rows), preallocated and grown (doubled) only when ``n`` exceeds them;
+        the step end writes their first n rows in place."""
+        buf = self._buf
+        if buf is None or buf[0].shape[0] < n:
+            cap = max(n, 2 * (0 if buf is None else buf[0].shape[0]), 16)
+            nx, i64 = self.slots.nx, np.int64
+            buf = self._buf = (np.empty((cap, nx), i64), np.empty((cap, 4, 3)), np.empty((cap, 4, 3, self._shp_modes)),
+                               np.empty(cap), np.empty(cap, i64), np.empty(cap, i64), np.empty(cap, i64),
+                               np.empty(cap, i64))
+        return buf
+
+    def _slot_args(self) -> tuple:
+        """``(pair_keys, nbj, self_slots, self_i0, self_j0)`` of the SlotMap, for the compiled slot lookup."""
+        s = self.slots
+        return (s.pair_keys, s.nbj, s.self_slots, getattr(s, "self_i0", 0), getattr(s, "self_j0", 0))
+
+    def _fused_done(self, qe, ve, n: int, delta, rate, missed: int, deepest: float, t0: float, t1: float) -> None:
+        """Bookkeeping of a compiled step end: the broad phase's history (:meth:`_rebuild`), the kernel arrays of the
+        n new candidates (views of the buffers), the evaluation at the accepted state cached for ``penetration``,
+        the statistics (broad phase until ``t1``, the rest as evaluation) and the missed-pair warning."""
+        self._rebuilt = [self._rebuilt[1], np.array(qe[self._cols], dtype=float)]
+        buf = self._buf
+        self._kc = tuple(x[:n] for x in buf)
+        self._cache = [(_state_key(qe), _state_key(ve), self._contacts_of(qe.copy(), ve.copy(), delta, rate))]
+        t2 = time.perf_counter()
+        st = self.stats
+        st["rebuilds"] += 1
+        st["rebuild_s"] += t1 - t0
+        st["candidates_last"] = n
+        st["evaluations"] += 1
+        st["candidates_evaluated"] += n
+        st["evaluate_s"] += t2 - t1
+        if missed:
+            self._warn_missed(missed, deepest)
+
+    def _contacts_of(self, qe, ve, delta, rate) -> _Contacts:
+        """The evaluated candidates from their penetrations and rates (subclasses with a compiled kernel)."""
+        raise NotImplementedError
+
     def residual(self, st: EvalState, coef=None):
         """Residual contribution ``-Q`` (N, N m, generalized) of the touching candidates and, with ``coef``,
         their exact stiffness/damping blocks (docs/theory-contact.md §4, §8): one compiled call over the
@@ -479,8 +541,23 @@ class _Group(ElementGroup):
         return float(np.sum(self.law_table.elastic_energy(c.delta, c.law)))
 
     def power(self, st: EvalState) -> float:
-        """Power (W) of the dissipative part of the contact forces at this state (<= 0; docs/theory.md §6)."""
+        """Power (W) of the dissipative part of the contact forces at this state (<= 0; docs/theory.md §6): one
+        compiled call (flexmb/compiled/spheres.py ``candidate_power``) where the group has its kernel."""
         qe, ve = st.qe, st.ve
+        if self._fusable() and not self._cached(qe, ve):
+            kc = self._kernel_arrays()
+            L, ap = self.law_table, self.approach
+            t0 = time.perf_counter()
+            bad, P = _spheres.candidate_power(self._code, np.ascontiguousarray(qe, dtype=float),
+                                              np.ascontiguousarray(ve, dtype=float), *kc[:3], self._sides,
+                                              self.slots.m_i, self.slots.m_j, *kc[3:6], L.kind, L.K, L.n, L.h,
+                                              L.v_min, L.c, ap.speed, ap.in_contact, ap.last_rate)
+            st_ = self.stats
+            st_["evaluations"] += 1
+            st_["candidates_evaluated"] += kc[0].shape[0]
+            st_["evaluate_s"] += time.perf_counter() - t0
+            if bad < 0:
+                return float(P)
         c = self._contacts(qe, ve)
         if not c.delta.size:
             return 0.0
@@ -518,10 +595,18 @@ class _Group(ElementGroup):
         miss = np.zeros(delta.shape, dtype=bool)
         miss[pen] = ~np.isin(new_keys[pen], old_keys)
         if miss.any():
-            self.stats["missed"] += int(miss.sum())
-            warnings.warn(f"{self.label}: {int(miss.sum())} pair(s) penetrated by up to {delta[miss].max():.3g} m "
-                          "before the broad phase proposed them (their force was missing during the step); "
-                          "increase the contact's margin or reduce the step", ContactMarginWarning, stacklevel=2)
+            self._warn_missed(int(miss.sum()), float(delta[miss].max()))
+
+    def _warn_missed(self, count: int, deepest: float) -> None:
+        self.stats["missed"] += count
+        warnings.warn(f"{self.label}: {count} pair(s) penetrated by up to {deepest:.3g} m "
+                      "before the broad phase proposed them (their force was missing during the step); "
+                      "increase the contact's margin or reduce the step", ContactMarginWarning, stacklevel=3)
+
+
+def _state_key(x) -> bytes:
+    """The bytes of a state vector as float64: the key of a group's evaluation cache."""
+    return np.ascontiguousarray(x, dtype=float).tobytes()
 
 
 def _stack_points(records, m):
@@ -601,6 +686,14 @@ class PlaneGroup(_Group):
         self._setup(nq, side_i.bodies, side_j.bodies, pairs, False, laws)
         self.skin_p = Skin(np.concatenate(margin))
         self.skin_l = Skin(0.0)
+        # contiguous arrays of the compiled step end (flexmb/compiled/spheres.py plane_candidates, plane_accept)
+        i64 = np.int64
+        self.pb, self.plaw, self.lb = (np.ascontiguousarray(x, dtype=i64) for x in (self.pb, self.plaw, self.lb))
+        self.combos = np.ascontiguousarray(self.combos, dtype=i64)
+        self.lu, self.ln = (np.ascontiguousarray(x, dtype=float).reshape(-1, 3) for x in (self.lu, self.ln))
+        self._shp_modes = self.m_j
+        self._S0 = np.zeros((len(self.pb), 3, 0)) if self.S is None else np.ascontiguousarray(self.S, dtype=float)
+        self._grow_p = np.ascontiguousarray(np.broadcast_to(self.skin_p.grow, (len(self.pb),)), dtype=float)
         self.approach = ApproachSpeeds(len(self.combos))
         self.cand, self.cand_keys = None, None
         self._rebuild(qe, ve)
@@ -646,6 +739,11 @@ class PlaneGroup(_Group):
             delta, rate = self.R[p] - x, -xdot
         else:
             delta, rate = fast[0], fast[1]
+        return self._contacts_of(qe, ve, delta, rate)
+
+    def _contacts_of(self, qe, ve, delta, rate) -> _Contacts:
+        c = self.cand
+        p, l = self.combos[c, 0], self.combos[c, 1]
         bi, bj = self.lb[l], self.pb[p]
 
         def expression(mask):
@@ -668,13 +766,57 @@ class PlaneGroup(_Group):
 
     def accept(self, st: EvalState) -> None:
         """At an accepted step: rebuild the candidates (broad phase), report pairs the margin missed, and
-        record the approach speeds (m/s) of new touches (docs/theory-contact.md §8.3)."""
+        record the approach speeds (m/s) of new touches (docs/theory-contact.md §8.3): two compiled calls
+        (flexmb/compiled/spheres.py ``plane_candidates``, ``plane_accept``) where the group has its kernel."""
+        if self._fusable():
+            self._accept_compiled(st)
+            return
         qe, ve = st.qe, st.ve
         old = self.cand
         self._rebuild(qe, ve)
         c = self._contacts(qe, ve)
         self._missed(c.ids, old, c.delta)
         self.approach.accept(c.delta, c.rate, ids=c.ids)
+
+    def _accept_compiled(self, st: EvalState) -> None:
+        """:meth:`accept` in two compiled calls: the broad phase, then the kernel arrays, penetrations, missed
+        combinations and approach speeds (the numpy path's values, in the same order)."""
+        t0 = time.perf_counter()
+        qe = np.ascontiguousarray(st.qe, dtype=float)
+        ve = np.ascontiguousarray(st.ve, dtype=float)
+        s, sp_, sl = self.slots, self.skin_p, self.skin_l
+        npnt, nl = self.pb.size, self.lb.size
+        has_p = sp_.last is not None and sp_.last.shape == (npnt, 3)
+        has_l = sl.last is not None and sl.last.shape == (nl, 3)
+        if not has_p:
+            sp_.last = np.empty((npnt, 3))
+        if not has_l:
+            sl.last = np.empty((nl, 3))
+        old = self.cand
+        self.cand = cand = _spheres.plane_candidates(qe, s.F_j, s.M_j, self.pb, self.u, self._S0, self.R, self._grow_p,
+                                                     sp_.last, has_p, s.F_i, self.lb, self.lu, self.ln, sl.last, has_l,
+                                                     self.combos)
+        self._cache = []
+        self._kc = None
+        t1 = time.perf_counter()
+        n = cand.size
+        buf = self._buffers(n)
+        delta, rate = np.empty(n), np.empty(n)
+        ap = self.approach
+        bad, missed, deepest = _spheres.plane_accept(
+            self._code, qe, ve, cand, self.combos, self.pb, self.u, self._S0, self.R, self.plaw, self.lb, self.lu,
+            self.ln, s.F_i, s.M_i, s.F_j, s.M_j, *self._slot_args(), self._sides, *buf, delta, rate,
+            old if old is not None else cand[:0], old is not None, ap.speed, ap.in_contact, ap.last_rate)
+        if bad == -2:
+            raise RuntimeError("SlotMap: a candidate's body pair has no slot")   # pragma: no cover
+        if bad >= 0:                    # coincident points: the numpy evaluation reports (as before)
+            self._rebuilt = [self._rebuilt[1], np.array(qe[self._cols], dtype=float)]
+            self.stats["rebuilds"] += 1
+            c = self._contacts(qe, ve)
+            self._missed(c.ids, old, c.delta)
+            self.approach.accept(c.delta, c.rate, ids=c.ids)
+            return
+        self._fused_done(qe, ve, n, delta, rate, missed, deepest, t0, t1)
 
     def start(self, st: EvalState) -> None:
         """Clean history at the start of a run: the broad phase forgets its previous rebuild, pairs
@@ -749,6 +891,12 @@ class SphereGroup(_Group):
         pairs = np.concatenate(pattern) if pattern else np.zeros((0, 2), np.int64)
         self._setup(nq, bodies, bodies, pairs, need_self, laws)
         self.skin = Skin(np.concatenate(margin))
+        # contiguous arrays of the compiled step end (flexmb/compiled/spheres.py cloud_pairs, cloud_accept)
+        self.sb, self.slaw, self.cloud = (np.ascontiguousarray(x, dtype=np.int64)
+                                          for x in (self.sb, self.slaw, self.cloud))
+        self._shp_modes = self.m
+        self._S0 = np.zeros((self.np, 3, 0)) if self.S is None else np.ascontiguousarray(self.S, dtype=float)
+        self._grow = np.ascontiguousarray(np.broadcast_to(self.skin.grow, (self.np,)), dtype=float)
         self.keys = self._rebuild(qe, ve)
         self.approach = ApproachSpeeds(self.keys.size)
 
@@ -773,7 +921,6 @@ class SphereGroup(_Group):
     def _evaluate(self, qe, ve) -> _Contacts:
         i, j = self.ci, self.cj
         s = self.slots
-        n = i.size
         fast = self._compiled(qe, ve, None, False)      # penetrations and rates in one compiled call
         if fast is None:
             self.stats["evaluations"] += 1
@@ -785,6 +932,12 @@ class SphereGroup(_Group):
             delta, rate = self.R[i] + self.R[j] - L, -xdot
         else:
             delta, rate = fast[0], fast[1]
+        return self._contacts_of(qe, ve, delta, rate)
+
+    def _contacts_of(self, qe, ve, delta, rate) -> _Contacts:
+        i, j = self.ci, self.cj
+        s = self.slots
+        n = i.size
         bi, bj = self.sb[i], self.sb[j]
 
         def expression(mask):
@@ -804,7 +957,11 @@ class SphereGroup(_Group):
 
     def accept(self, st: EvalState) -> None:
         """At an accepted step: rebuild the candidate sphere pairs (broad phase), report missed pairs and carry
-        the approach speeds (m/s) of pairs still in touch across the rebuild (docs/theory-contact.md §8.3)."""
+        the approach speeds (m/s) of pairs still in touch across the rebuild (docs/theory-contact.md §8.3): two
+        compiled calls (flexmb/compiled/spheres.py ``cloud_pairs``, ``cloud_accept``) where the group has its kernel."""
+        if self._fusable():
+            self._accept_compiled(st)
+            return
         qe, ve = st.qe, st.ve
         old_keys, old = self.keys, self.approach
         self.keys = self._rebuild(qe, ve)
@@ -813,6 +970,47 @@ class SphereGroup(_Group):
         self.approach = ApproachSpeeds(self.keys.size)
         transfer_approach(old_keys if old_keys is not None else np.zeros(0, np.int64), old, self.keys, self.approach)
         self.approach.accept(c.delta, c.rate)
+
+    def _accept_compiled(self, st: EvalState) -> None:
+        """:meth:`accept` in two compiled calls: the broad phase (the pairs of :meth:`_build`, in its order), then the
+        kernel arrays, penetrations, missed pairs and approach speeds carried over and moved on."""
+        t0 = time.perf_counter()
+        qe = np.ascontiguousarray(st.qe, dtype=float)
+        ve = np.ascontiguousarray(st.ve, dtype=float)
+        s, skin = self.slots, self.skin
+        has = skin.last is not None and skin.last.shape == (self.np, 3)
+        if not has:
+            skin.last = np.empty((self.np, 3))
+        old_keys, old = self.keys, self.approach
+        ci, cj, keys = _spheres.cloud_pairs(qe, s.F_i, s.M_i, self.sb, self.u, self._S0, self.R, self._grow, skin.last,
+                                            has, self.cloud)
+        self.ci, self.cj, self.keys = ci, cj, keys
+        self._cache = []
+        self._kc = None
+        t1 = time.perf_counter()
+        n = ci.size
+        buf = self._buffers(n)
+        delta, rate = np.empty(n), np.empty(n)
+        new = ApproachSpeeds(n)
+        has_old = old_keys is not None and old is not None
+        bad, missed, deepest = _spheres.cloud_accept(
+            self._code, qe, ve, ci, cj, self.sb, self.u, self._S0, self.R, self.slaw, s.F_i, s.M_i, s.F_j, s.M_j,
+            *self._slot_args(), self._sides, *buf, delta, rate, keys, old_keys if has_old else keys[:0], has_old,
+            *((old.speed, old.in_contact, old.last_rate) if has_old else (new.speed, new.in_contact, new.last_rate)),
+            new.speed, new.in_contact, new.last_rate)
+        if bad == -2:
+            raise RuntimeError("SlotMap: a candidate's body pair has no slot")   # pragma: no cover
+        if bad >= 0:                    # coincident centres: the numpy evaluation reports (as before)
+            self._rebuilt = [self._rebuilt[1], np.array(qe[self._cols], dtype=float)]
+            self.stats["rebuilds"] += 1
+            c = self._contacts(qe, ve)
+            self._missed(keys, old_keys, c.delta)
+            self.approach = ApproachSpeeds(keys.size)
+            transfer_approach(old_keys if old_keys is not None else np.zeros(0, np.int64), old, keys, self.approach)
+            self.approach.accept(c.delta, c.rate)
+            return
+        self.approach = new
+        self._fused_done(qe, ve, n, delta, rate, missed, deepest, t0, t1)
 
     def start(self, st: EvalState) -> None:
         """Clean history at the start of a run: the broad phase forgets its previous rebuild, pairs
