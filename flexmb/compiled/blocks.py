@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .step import (CONVERGED, accept_springs, alpha_step, powers, set_step_inputs, switched_off_violation)
+from .step import (CONVERGED, accept_springs, alpha_step, powers, set_step_inputs, step_work, switched_off_violation)
 from .step_end import (BAD_CONTACT, ONSET, ONSET_FRACTION_MAX, STEP_CHANGE, accept_contacts, contact_penetrations,
                        friction_power, onset_fraction)
 
@@ -59,6 +59,7 @@ def run_block(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, use
     qp, vp = np.empty(nq), np.empty(nq)
     d1, r1 = np.empty(npair), np.empty(npair)
     st = np.zeros(3)
+    work = step_work(nq, m)
     t = t0
     h = h_state[0]
     done_tol = 1e-12 * max(1.0, abs(t_end))
@@ -86,7 +87,7 @@ def run_block(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, use
                     return k, ONSET
         set_step_inputs(k, model, driven, drive_values, load_values, voltage_values)
         code = alpha_step(q, v, vd, a, lam, h_try, am, af, beta, gamma, tol, q_tol, use_q_tol, max_iter, act,
-                          model, dyn, cscale, q1, v1, vd1, a1, lam1, st)
+                          model, dyn, cscale, q1, v1, vd1, a1, lam1, st, work)
         if not contact_steps:
             stats[0] += st[0]
             stats[1] += st[1]

@@ -354,24 +354,24 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
         lam_act[i] = lam[i] if act[i] else 0.0
     r[:] = 0.0
     # rigid bodies
-    rb = np.empty((idx.shape[0], 7))
-    blk = np.empty((idx.shape[0], 7, 7))
-    rigid_residual(q, v, vd, idx, mass, J, gravity, cM, cC, cK, with_matrix, rb, blk)
-    add_at(r, flat(idx), flat(rb))
-    if with_matrix:
-        add_at(vals, pos_body, flat(blk))
+    if idx.shape[0]:
+        rb = np.empty((idx.shape[0], 7))
+        blk = np.empty((idx.shape[0], 7, 7))
+        rigid_residual(q, v, vd, idx, mass, J, gravity, cM, cC, cK, with_matrix, rb, blk)
+        add_at(r, flat(idx), flat(rb))
+        if with_matrix:
+            add_at(vals, pos_body, flat(blk))
     # flexible-body groups
     for f in range(ftab.shape[0]):
         n, mm, oi, op = ftab[f, 8], ftab[f, 9], ftab[f, 10], ftab[f, 11]
         k = 7 + mm
         rf = np.empty((n, k))
         bf = np.empty((n if with_matrix else 0, k, k))
+        e2, e3 = np.zeros((0, 0)), np.zeros((0, 0, 0))     # the terms-mode outputs, unused in residual mode
         flexible_evaluate(q, v, vd, fdata[ftab[f, 0]:ftab[f, 0] + ftab[f, 1]],
                           idata[ftab[f, 2]:ftab[f, 2] + ftab[f, 3]], wdata[ftab[f, 4]:ftab[f, 4] + ftab[f, 5]],
                           ftabs[ftab[f, 6]:ftab[f, 6] + ftab[f, 7]], cM, cC, cK, with_matrix, rf, bf,
-                          np.zeros((0, 6 + mm)), np.zeros((0, 6 + mm, 3)), np.zeros((0, 6 + mm, 3)),
-                          np.zeros((0, 6 + mm, 3)), np.zeros((0, 6 + mm, mm)), np.zeros((0, 6 + mm, mm)),
-                          np.zeros((0, 6 + mm, mm)), np.zeros((0, 3, 3)), np.zeros((0, 3, 4)))
+                          e2, e3, e3, e3, e3, e3, e3, e3, e3)
         add_at(r, fidx[oi:oi + n * k], flat(rf))
         if with_matrix:
             add_at(vals, pos_flex[op:op + n * k * k], flat(bf))
@@ -430,8 +430,9 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
         if with_matrix:
             add_at(vals, pos, bc.reshape(-1))
     # particles, their links and anchors (compiled/particles.py)
-    if not particle_terms(q, v, vd, qe, ve, particles, cM, cC, cK, with_matrix, r, vals):
-        return False
+    if particles[0].shape[0] or particles[4].shape[0] or particles[9].shape[0]:
+        if not particle_terms(q, v, vd, qe, ve, particles, cM, cC, cK, with_matrix, r, vals):
+            return False
     # joint primitives, one kernel per group
     jac = np.empty(pos_jac.size)
     H = np.empty(pos_hess.size)
@@ -487,16 +488,27 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
 
 # -- one step ----------------------------------------------------------------------------------------------
 @njit(cache=True, inline="always")
+def step_work(nq, m):
+    """The work arrays of :func:`alpha_step` for ``nq`` coordinates and ``m`` constraint rows: predictor
+    ``(q, v, vd)``, Newton weights, residual, constraint values, right-hand side and increment (natural and
+    elimination order), the Newton matrix (n x n flat, n = nq + m), pivots and row scales."""
+    n = nq + m
+    return (np.empty(nq), np.empty(nq), np.empty(nq), np.empty(nq), np.empty(nq), np.empty(m), np.empty(n),
+            np.empty(n), np.empty(n), np.empty(n), np.zeros(n * n), np.empty(n, dtype=np.int64), np.ones(n))
+
+
+@njit(cache=True, inline="always")
 def alpha_step(q0, v0, vd0, a0, lam0, h, am, af, beta, gamma, tol, q_tol, use_q_tol, max_iter, act, model, dyn,
-               cscale, q, v, vd, a, lam, stats):
+               cscale, q, v, vd, a, lam, stats, work):
     """One generalized-alpha step of size h from ``(q0, v0, vd0, a0, lam0)`` into ``(q, v, vd, a, lam)``;
     the model's ``drive`` holds the drivers' f and f'' at the step's end, ``cscale`` is the constraint-row scale
     (``Assembly.inertia_scale``). Returns an outcome code
-    (``CONVERGED``, ...); ``stats`` gets ``[newton iterations, factorizations, last increment norm]``."""
+    (``CONVERGED``, ...); ``stats`` gets ``[newton iterations, factorizations, last increment norm]``; ``work``
+    the step's arrays (:func:`step_work`, allocated once per block)."""
     nq = q0.size
     m = lam0.size
     n = nq + m
-    qp, vp, vdp = np.empty(nq), np.empty(nq), np.empty(nq)
+    qp, vp, vdp, wq, r, phi, rhs, dx, rhs_o, dx_o, vals, piv, d = work
     predict(q0, v0, vd0, a0, h, am, beta, gamma, qp, vp, vdp)
     bp = (1.0 - am) / (beta * h * h * (1.0 - af))
     gp = gamma / (beta * h)
@@ -506,19 +518,10 @@ def alpha_step(q0, v0, vd0, a0, lam0, h, am, af, beta, gamma, tol, q_tol, use_q_
     v[:] = vp
     vd[:] = vdp
     lam[:] = lam0
-    wq = np.empty(nq)
     newton_weights(qp, tol, q_tol, use_q_tol, 100.0 * 2.220446049250313e-16, wq)
-    r = np.empty(nq)
-    phi = np.empty(m)
-    rhs = np.empty(n)
-    dx = np.empty(n)
-    rhs_o = np.empty(n)         # rhs and increment in the elimination order of the matrix
-    dx_o = np.empty(n)
     order = model[3][5]
-    vals = np.zeros(n * n)
     LU = view(vals, 0, (n, n))
-    piv = np.empty(n, dtype=np.int64)
-    d = np.ones(n)
+    d[:] = 1.0
     have_lu = False
     prev = np.inf
     stats[0] = 0.0
