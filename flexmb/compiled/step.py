@@ -19,7 +19,7 @@ links; measured: 110 s of one core before, docs/architecture.md §2).
 
 The model is a tuple of tuples of arrays (built by :class:`flexmb.solvers.compiled_step.CompiledStep`; each
 helper gets only the part it uses, since numba passes a tuple as all its arrays' fields):
-``(bodies, joints, flex, norm, springs, contacts, loads, driver_rows, motors, particles)`` with
+``(bodies, joints, flex, norm, springs, contacts, loads, driver_rows, motors, particles, ropes)`` with
 
 * ``bodies = (idx, mass, J, gravity, pos_body)``: rigid bodies (flexmb/compiled/rigid.py), block positions;
 * ``joints = (gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess)``: joint primitive groups; row g
@@ -57,7 +57,12 @@ helper gets only the part it uses, since numba passes a tuple as all its arrays'
   mvec, in mshp, in the per-instance values, in pos_motor)``; the scatter has the motor's charge as last column
   (``nx + 1`` per instance), ``mV`` the supply voltages at the current time (set before each step);
 * ``particles = (pgather, pmass, gravity, pos_p, lgather, lk, lc, lL0, pos_l, agather, apoint, ak, ac, pos_a)``:
-  particles, particle links and anchors (flexmb/forces/particles.py, :func:`particle_terms`).
+  particles, particle links and anchors (flexmb/forces/particles.py, :func:`particle_terms`);
+* ``ropes = (gather, scatter, axis, S, R, K, c, n, k_a, c_a, fkind, fpar, pos_rope)``: the rope-pulley pairs
+  (flexmb/contact/rope.py ``RopePulleyGroup``, its arrays: gather and scatter (n, 10), pulley axes (n, 3), the
+  second derivatives of A(p) (4, 4, 3, 3), per pair the laws' parameters and the built-in friction law's kind
+  and parameters (``FrictionTable``), block positions; :func:`rope_terms`). They carry no history; their
+  penetrations follow the pairs' in ``contact_run`` (flexmb/compiled/step_end.py).
 
 The block positions are those of a dense row-major matrix for :func:`alpha_step` and :func:`alpha_run`, or of
 the CSR value array of the pattern when :class:`flexmb.solvers.compiled_step.CompiledEvaluation` calls
@@ -76,6 +81,7 @@ from .joints import (_angle_hess, _angle_rows, _coordinate_hess, _coordinate_row
                      _distance_rows, _dot1_hess, _dot1_rows, _dot2_hess, _dot2_rows, _point_hess, _point_rows)
 from .particles import anchor_kernel, link_kernel, particle_kernel
 from .rigid import rigid_residual
+from .rope import evaluate_pairs as rope_pairs
 from .scatter import add_at, add_scaled_at, add_transpose_product
 from .views import flat, view
 from .stepping import apply_increment, corrected_rates, newton_rhs, newton_weights, predict
@@ -338,7 +344,7 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
     approach-speed history ``(speed, in_contact, last_rate)`` per pair. Returns False when a spring or a
     sphere-sphere contact has no direction (coincident points)."""
     false_, angle_ = np.bool_(False), np.int64(ANGLE)  # no literals (docs/architecture.md §2)
-    bodies, joints, flex, norm, springs, contacts, loads, driver_rows, motors, particles = model
+    bodies, joints, flex, norm, springs, contacts, loads, driver_rows, motors, particles = model[:10]
     idx, mass, J, gravity, pos_body = bodies
     gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess = joints
     ftab, fdata, idata, wdata, ftabs, fidx, pos_flex = flex
@@ -430,6 +436,8 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
     # particles, their links and anchors (compiled/particles.py)
     if not particle_terms(q, v, vd, qe, ve, particles, cM, cC, cK, with_matrix, r, vals):
         return False
+    # rope-pulley pairs (compiled/rope.py), model[10]
+    rope_terms(qe, ve, model[10], cC, cK, with_matrix, r, vals)
     # joint primitives, one kernel per group
     jac = np.empty(pos_jac.size)
     H = np.empty(pos_hess.size)
@@ -567,7 +575,8 @@ def powers(q, v, lam, act, model):
     ftab, fdata, idata, wdata, ftabs = flex[0], flex[1], flex[2], flex[3], flex[4]
     gtab, gather = joints[0], joints[1]
     damping_ = np.int64(3)      # energy(): the damping power (no literal, docs/architecture.md §2)
-    p_nc = loads_power(q, v, loads) + motors_power(q, v, model[8]) + particle_power(q, v, model[9])
+    p_nc = (loads_power(q, v, loads) + motors_power(q, v, model[8]) + particle_power(q, v, model[9])
+            + rope_power(q, v, model[10]))
     for f in range(ftab.shape[0]):
         p_nc += flexible_energy(v, v, fdata[ftab[f, 0]:ftab[f, 0] + ftab[f, 1]],
                                 idata[ftab[f, 2]:ftab[f, 2] + ftab[f, 3]], wdata[ftab[f, 4]:ftab[f, 4] + ftab[f, 5]],
@@ -773,4 +782,44 @@ def particle_power(q, v, parts):
         anchor_kernel(q, v, agather, apoint, ak, ac, 0.0, 0.0, false_, np.empty((n, 3)), np.empty((0, 3, 3)), pa)
         for k in range(n):
             P += pa[k, 1]
+    return P
+
+
+# -- rope-pulley pairs (flexmb/contact/rope.py) ------------------------------------------------------------------
+@njit(cache=True)
+def rope_terms(qe, ve, ropes, cC, cK, with_matrix, r, vals):
+    """Add the rope-pulley pairs' ``r = -D^T f'`` into ``r`` and, when ``with_matrix``, their blocks
+    ``cK dr/dq + cC dr/dq_dot`` into ``vals`` (one :func:`flexmb.compiled.rope.evaluate_pairs` call, as
+    ``RopePulleyGroup.residual``); returns the per-pair parts (n, 9) of ``contact_kernel``."""
+    gather, scatter, axis, S, R, K, c, nexp, ka, ca, fkind, fpar, pos = ropes
+    n = gather.shape[0]
+    parts = np.empty((n, 9))
+    if n == 0:
+        return parts
+    rr = np.empty((n, 10))
+    blk = np.empty((n if with_matrix else 0, 10, 10))
+    rope_pairs(qe, ve, gather, axis, S, R, K, c, nexp, ka, ca, fkind, fpar, cK if with_matrix else 0.0,
+               cC if with_matrix else 0.0, with_matrix, rr, blk, parts)
+    add_at(r, flat(scatter), flat(rr))
+    if with_matrix:
+        add_at(vals, pos, flat(blk))
+    return parts
+
+
+@njit(cache=True)
+def rope_power(q, v, ropes):
+    """Power (W, <= 0) of the rope-pulley pairs' radial and axial damping and friction, as
+    ``RopePulleyGroup.power``."""
+    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
+    if ropes[0].shape[0] == 0:
+        return 0.0
+    qe, ve = _extended(q, v)
+    p = rope_terms(qe, ve, ropes, 0.0, 0.0, false_, np.zeros(q.size), np.zeros(0))
+    R, ka = ropes[4], ropes[8]
+    P = 0.0
+    for k in range(p.shape[0]):
+        Fn, Fa, ft, vt, delta, Kdn, ddot, z, zdot = p[k, 0], p[k, 1], p[k, 2], p[k, 3], p[k, 4], p[k, 5], p[k, 6], \
+            p[k, 7], p[k, 8]
+        axial = (Fa + ka[k] * z) * zdot if (delta > 0.0 and delta < R[k]) else 0.0
+        P += -(Fn - Kdn) * ddot + axial + ft * vt
     return P

@@ -27,8 +27,8 @@ from numba import njit
 
 from .forces import (HYSTERESIS, contact_friction, contact_kernel, hysteresis_one, linear_one, measure_kernel,
                      trial_speed)
-from .step import (CONVERGED, _contact_group, _extended, accept_springs, alpha_step, powers, set_step_inputs,
-                   switched_off_violation)
+from .step import (CONVERGED, _contact_group, _extended, accept_springs, alpha_step, powers, rope_terms,
+                   set_step_inputs, switched_off_violation)
 
 ONSET, STEP_CHANGE, BAD_CONTACT = 10, 11, 12
 """Why :func:`contact_run` ended a block early (besides the failure codes of ``alpha_step``): a contact onset
@@ -60,6 +60,26 @@ def contact_penetrations(q, v, contacts, delta, rate):
         for i in range(n):
             delta[op + i] = sign * (contacts[7][op + i] - x[i])
             rate[op + i] = -sign * xd[i]
+    return -1
+
+
+@njit(cache=True)
+def penetrations(q, v, model, delta, rate):
+    """:func:`contact_penetrations` of the pairs, then the rope-pulley pairs' ``radius - rho`` (m) after them (the
+    order of ``Assembly.penetrations``: pair groups, then ropes; ``RopePulleyGroup.penetration``) in ``delta``
+    (their ``rate`` entries are not used). Returns the first pair without a direction, or -1."""
+    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
+    bad = contact_penetrations(q, v, model[5], delta, rate)
+    ropes = model[10]
+    n = ropes[0].shape[0]
+    if bad >= 0 or n == 0:
+        return bad
+    qe, ve = _extended(q, v)
+    p = rope_terms(qe, ve, ropes, 0.0, 0.0, false_, np.zeros(q.size), np.zeros(0))
+    o = delta.size - n
+    for k in range(n):
+        delta[o + k] = p[k, 4]
+        rate[o + k] = 0.0
     return -1
 
 
@@ -140,7 +160,8 @@ def contact_run(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, u
     integrator then takes the next step itself."""
     contacts, springs = model[5], model[4]
     speed, in_contact, last_rate = dyn
-    nq, m, npair = q0.size, lam0.size, pen.size
+    nq, m, npair = q0.size, lam0.size, pen.size       # pairs, then rope-pulley pairs (no history)
+    nc = speed.size
     q, v, vd, a, lam = q0.copy(), v0.copy(), vd0.copy(), a0.copy(), lam0.copy()
     q1, v1, vd1, a1, lam1 = np.empty(nq), np.empty(nq), np.empty(nq), np.empty(nq), np.empty(m)
     qp, vp = np.empty(nq), np.empty(nq)
@@ -167,7 +188,7 @@ def contact_run(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, u
             for i in range(nq):
                 qp[i] = q[i] + h_try * v[i] + 0.5 * h_try * h_try * vd[i]
                 vp[i] = v[i] + h_try * vd[i]
-            if contact_penetrations(qp, vp, contacts, d1, r1) >= 0:
+            if penetrations(qp, vp, model, d1, r1) >= 0:
                 return k, BAD_CONTACT
             if onset_fraction(pen, d1, contact_tol) < ONSET_FRACTION_MAX:
                 return k, ONSET
@@ -176,7 +197,7 @@ def contact_run(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, u
                           model, dyn, cscale, q1, v1, vd1, a1, lam1, st)
         if code != CONVERGED:
             return k, code
-        if contact_penetrations(q1, v1, contacts, d1, r1) >= 0:
+        if penetrations(q1, v1, model, d1, r1) >= 0:
             return k, BAD_CONTACT
         if locate:                                     # the onset test of the Newton result
             frac = onset_fraction(pen, d1, contact_tol)
@@ -203,7 +224,7 @@ def contact_run(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, u
         p_nc = accept_springs(q, v, springs)
         if energy:
             p_nc += friction_power(q, v, contacts, speed, in_contact, last_rate)
-        p_nc += accept_contacts(d1, r1, contacts, speed, in_contact, last_rate)
+        p_nc += accept_contacts(d1[:nc], r1[:nc], contacts, speed, in_contact, last_rate)
         pen[:] = d1
         if energy:
             p_rest, out_pdrv[k] = powers(q, v, lam, act, model)
@@ -212,7 +233,7 @@ def contact_run(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, u
             out_pnc[k], out_pdrv[k] = 0.0, 0.0
         out_off[k] = switched_off_violation(q, off_rows, model[1], model[3]) if off_rows.size else 0.0
         out_sref[k] = springs[8]
-        for i in range(npair):
+        for i in range(nc):
             out_dyn[k, 0, i] = speed[i]
             out_dyn[k, 1, i] = 1.0 if in_contact[i] else 0.0
             out_dyn[k, 2, i] = last_rate[i]
