@@ -216,3 +216,16 @@ def evaluate_pairs(qe, ve, gather, axis, S, R, K, c, nexp, ka, ca, fkind, fpar, 
         if fkind[k] >= 0:
             _, dmu[k], mus[k] = friction_coefficient(fkind[k], fpar[k, 0], fpar[k, 1], fpar[k, 2], abs(vt[k]))
     contact_kernel(qe, ve, gather, axis, S, R, K, c, nexp, ka, ca, mus, dmu, cK, cC, want_blocks, r, blk, parts)
+
+
+@njit(cache=True)
+def pairs_power(parts, R, ka):
+    """Power (W, <= 0) of the pairs' radial and axial damping and friction from the ``parts`` (n, 9) of
+    :func:`contact_kernel`: ``sum -(F_n - K delta^n) delta_dot + (F_a + k_a z) z_dot + f_t v_t``, the axial term of
+    touching pairs only (``RopePulleyGroup.power``, docs/theory-ropes.md §2.3)."""
+    P = 0.0
+    for k in range(parts.shape[0]):
+        delta, z, zdot = parts[k, 4], parts[k, 7], parts[k, 8]
+        axial = (parts[k, 1] + ka[k] * z) * zdot if (delta > 0.0 and delta < R[k]) else 0.0
+        P += -(parts[k, 0] - parts[k, 5]) * parts[k, 6] + axial + parts[k, 2] * parts[k, 3]
+    return P

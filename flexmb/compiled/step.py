@@ -81,7 +81,7 @@ from .joints import (_angle_hess, _angle_rows, _coordinate_hess, _coordinate_row
                      _distance_rows, _dot1_hess, _dot1_rows, _dot2_hess, _dot2_rows, _point_hess, _point_rows)
 from .particles import anchor_kernel, link_kernel, particle_kernel
 from .rigid import rigid_residual
-from .rope import evaluate_pairs as rope_pairs
+from .rope import evaluate_pairs as rope_pairs, pairs_power as rope_pairs_power
 from .scatter import add_at, add_scaled_at, add_transpose_product
 from .views import flat, view
 from .stepping import apply_increment, corrected_rates, newton_rhs, newton_weights, predict
@@ -814,12 +814,5 @@ def rope_power(q, v, ropes):
     if ropes[0].shape[0] == 0:
         return 0.0
     qe, ve = _extended(q, v)
-    p = rope_terms(qe, ve, ropes, 0.0, 0.0, false_, np.zeros(q.size), np.zeros(0))
-    R, ka = ropes[4], ropes[8]
-    P = 0.0
-    for k in range(p.shape[0]):
-        Fn, Fa, ft, vt, delta, Kdn, ddot, z, zdot = p[k, 0], p[k, 1], p[k, 2], p[k, 3], p[k, 4], p[k, 5], p[k, 6], \
-            p[k, 7], p[k, 8]
-        axial = (Fa + ka[k] * z) * zdot if (delta > 0.0 and delta < R[k]) else 0.0
-        P += -(Fn - Kdn) * ddot + axial + ft * vt
-    return P
+    return rope_pairs_power(rope_terms(qe, ve, ropes, 0.0, 0.0, false_, np.zeros(q.size), np.zeros(0)), ropes[4],
+                            ropes[8])

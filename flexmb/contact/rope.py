@@ -382,10 +382,7 @@ class RopePulleyGroup(ElementGroup):
 
     def power(self, st: EvalState) -> float:
         """Power of radial and axial damping and of friction on the system (W, <= 0)."""
-        p = self._parts(st)
-        Fn, Fa, ft, vt, delta, Kdn, ddot, z, zdot = p.T
-        axial = np.where((delta > 0.0) & (delta < self.R), (Fa + self.ka * z) * zdot, 0.0)
-        return float(np.sum(-(Fn - Kdn) * ddot + axial + ft * vt))
+        return float(self._kernels.pairs_power(self._parts(st), self.R, self.ka))
 
     def penetration(self, st: EvalState) -> np.ndarray:
         """``radius - rho`` of every pair (m, positive when the segment centre is inside the pulley radius)."""
