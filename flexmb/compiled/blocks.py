@@ -17,8 +17,8 @@ import numpy as np
 from numba import njit
 
 from .step import (CONVERGED, accept_springs, alpha_step, powers, set_step_inputs, step_work, switched_off_violation)
-from .step_end import (BAD_CONTACT, ONSET, ONSET_FRACTION_MAX, STEP_CHANGE, accept_contacts, contact_penetrations,
-                       friction_power, onset_fraction)
+from .step_end import (BAD_CONTACT, ONSET, ONSET_FRACTION_MAX, STEP_CHANGE, accept_contacts, friction_power,
+                       onset_fraction, penetrations)
 
 __all__ = ["run_block"]
 
@@ -40,7 +40,7 @@ def run_block(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, use
     at ``t_end``, after ``n_steps`` or at a step that fails (its Newton counts included in ``stats``).
     With ``contact_steps`` (a model with contact pairs, flexmb/compiled/step_end.py): every step is ``h_b``
     and the block ends before a step of another size (``h_contact`` while a pair's penetration ``pen`` (m)
-    exceeds ``-contact_tol``, the doubling back to ``h_nominal`` after a shorter step, kept in ``h_state``),
+    (contact pairs, then rope-pulley pairs: ``step_end.penetrations``) exceeds ``-contact_tol``, the doubling back to ``h_nominal`` after a shorter step, kept in ``h_state``),
     before a step whose free-flight prediction or Newton result starts a contact (``locate``; onsets later than
     ``aim_min`` into the step), and at a pair without a normal; the contacts' step-end work (friction and
     damping power, the approach-speed history ``dyn`` moved on, ``pen`` updated) is done after each step and
@@ -53,7 +53,8 @@ def run_block(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, use
     acceleration of the last state, ``stats`` the Newton iterations and factorizations."""
     contacts, springs = model[5], model[4]
     speed, in_contact, last_rate = dyn
-    nq, m, npair = q0.size, lam0.size, pen.size
+    nq, m, npair = q0.size, lam0.size, pen.size       # contact pairs, then rope-pulley pairs (no history)
+    nc = speed.size
     q, v, vd, a, lam = q0.copy(), v0.copy(), vd0.copy(), a0.copy(), lam0.copy()
     q1, v1, vd1, a1, lam1 = np.empty(nq), np.empty(nq), np.empty(nq), np.empty(nq), np.empty(m)
     qp, vp = np.empty(nq), np.empty(nq)
@@ -81,7 +82,7 @@ def run_block(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, use
                 for i in range(nq):
                     qp[i] = q[i] + h_try * v[i] + 0.5 * h_try * h_try * vd[i]
                     vp[i] = v[i] + h_try * vd[i]
-                if contact_penetrations(qp, vp, contacts, d1, r1) >= 0:
+                if penetrations(qp, vp, model, d1, r1) >= 0:
                     return k, BAD_CONTACT
                 if onset_fraction(pen, d1, contact_tol) < ONSET_FRACTION_MAX:
                     return k, ONSET
@@ -94,7 +95,7 @@ def run_block(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, use
         if code != CONVERGED:
             return k, code
         if contact_steps:
-            if contact_penetrations(q1, v1, contacts, d1, r1) >= 0:
+            if penetrations(q1, v1, model, d1, r1) >= 0:
                 return k, BAD_CONTACT
             if locate:                                 # the onset test of the Newton result
                 frac = onset_fraction(pen, d1, contact_tol)
@@ -121,7 +122,7 @@ def run_block(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, use
         if contact_steps:
             if energy:
                 p_nc += friction_power(q, v, contacts, speed, in_contact, last_rate)
-            p_nc += accept_contacts(d1, r1, contacts, speed, in_contact, last_rate)
+            p_nc += accept_contacts(d1[:nc], r1[:nc], contacts, speed, in_contact, last_rate)
             pen[:] = d1
         if energy:
             p_rest, out_pdrv[k] = powers(q, v, lam, act, model)
@@ -131,7 +132,7 @@ def run_block(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, use
         out_off[k] = switched_off_violation(q, off_rows, model[1], model[3]) if off_rows.size else 0.0
         if contact_steps:
             out_sref[k] = springs[8]
-            for i in range(npair):
+            for i in range(nc):
                 out_dyn[k, 0, i] = speed[i]
                 out_dyn[k, 1, i] = 1.0 if in_contact[i] else 0.0
                 out_dyn[k, 2, i] = last_rate[i]

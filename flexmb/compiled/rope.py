@@ -2,13 +2,16 @@
 
 One instance is a (pulley, segment) pair with 10 coordinates: the segment's position (3), the pulley's position (3)
 and Euler parameters (4). ``slip_kernel`` gives the slip speeds the friction law needs; ``contact_kernel`` then
-evaluates the forces, the residual ``r = -D^T f'`` and its exact blocks for every pair in one call.
+evaluates the forces, the residual ``r = -D^T f'`` and its exact blocks for every pair in one call;
+``evaluate_pairs`` does both with the built-in friction laws in between (one call per evaluation: the group's and
+the compiled step's, flexmb/compiled/step.py).
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
+from .forces import friction_coefficient
 from .rotations import rotation_matrix
 
 
@@ -198,3 +201,31 @@ def contact_kernel(qe, ve, gather, axis, S, R, K, c, nexp, ka, ca, mu_over_s, dm
                             + ft * dE3[i, j])
                 Fw[i, j] = e1[i] * dFn_w[j] - a[i] * caa * a[j] + e3[i] * dft_w[j]
         pair_blocks(ve, g, S, dA, d, D, f, Fx, Fw, cK, cC, Hv, FxD, FwD, FwHv, M, pd, blk[k])
+
+
+@njit(cache=True)
+def evaluate_pairs(qe, ve, gather, axis, S, R, K, c, nexp, ka, ca, fkind, fpar, cK, cC, want_blocks, r, blk, parts):
+    """:func:`slip_kernel`, the built-in friction laws at ``|v_t|`` (``fkind``/``fpar`` per pair as
+    ``FrictionTable.kind``/``p``, -1: no friction; :func:`flexmb.compiled.forces.friction_coefficient`, the same
+    formulas as ``FrictionTable.coefficient``), then :func:`contact_kernel` (residual ``r`` (n, 10), blocks ``blk``
+    and ``parts`` (n, 9)) for every pair in one call."""
+    n = gather.shape[0]
+    vt, mus, dmu = np.empty(n), np.zeros(n), np.zeros(n)
+    slip_kernel(qe, ve, gather, axis, S, vt)
+    for k in range(n):
+        if fkind[k] >= 0:
+            _, dmu[k], mus[k] = friction_coefficient(fkind[k], fpar[k, 0], fpar[k, 1], fpar[k, 2], abs(vt[k]))
+    contact_kernel(qe, ve, gather, axis, S, R, K, c, nexp, ka, ca, mus, dmu, cK, cC, want_blocks, r, blk, parts)
+
+
+@njit(cache=True)
+def pairs_power(parts, R, ka):
+    """Power (W, <= 0) of the pairs' radial and axial damping and friction from the ``parts`` (n, 9) of
+    :func:`contact_kernel`: ``sum -(F_n - K delta^n) delta_dot + (F_a + k_a z) z_dot + f_t v_t``, the axial term of
+    touching pairs only (``RopePulleyGroup.power``, docs/theory-ropes.md §2.3)."""
+    P = 0.0
+    for k in range(parts.shape[0]):
+        delta, z, zdot = parts[k, 4], parts[k, 7], parts[k, 8]
+        axial = (parts[k, 1] + ka[k] * z) * zdot if (delta > 0.0 and delta < R[k]) else 0.0
+        P += -(parts[k, 0] - parts[k, 5]) * parts[k, 6] + axial + parts[k, 2] * parts[k, 3]
+    return P

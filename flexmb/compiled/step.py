@@ -20,7 +20,7 @@ so it is compiled once on its own and linked into the step.
 
 The model is a tuple of tuples of arrays (built by :class:`flexmb.solvers.compiled_step.CompiledStep`; each
 helper gets only the part it uses, since numba passes a tuple as all its arrays' fields):
-``(bodies, joints, flex, norm, springs, contacts, loads, driver_rows, motors, particles)`` with
+``(bodies, joints, flex, norm, springs, contacts, loads, driver_rows, motors, particles, ropes)`` with
 
 * ``bodies = (idx, mass, J, gravity, pos_body)``: rigid bodies (flexmb/compiled/rigid.py), block positions;
 * ``joints = (gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess)``: joint primitive groups; row g
@@ -59,7 +59,12 @@ helper gets only the part it uses, since numba passes a tuple as all its arrays'
   mvec, in mshp, in the per-instance values, in pos_motor)``; the scatter has the motor's charge as last column
   (``nx + 1`` per instance), ``mV`` the supply voltages at the current time (set before each step);
 * ``particles = (pgather, pmass, gravity, pos_p, lgather, lk, lc, lL0, pos_l, agather, apoint, ak, ac, pos_a)``:
-  particles, particle links and anchors (flexmb/forces/particles.py, :func:`particle_terms`).
+  particles, particle links and anchors (flexmb/forces/particles.py, :func:`particle_terms`);
+* ``ropes = (gather, scatter, axis, S, R, K, c, n, k_a, c_a, fkind, fpar, pos_rope)``: the rope-pulley pairs
+  (flexmb/contact/rope.py ``RopePulleyGroup``, its arrays: gather and scatter (n, 10), pulley axes (n, 3), the
+  second derivatives of A(p) (4, 4, 3, 3), per pair the laws' parameters and the built-in friction law's kind
+  and parameters (``FrictionTable``), block positions; :func:`rope_terms`). They carry no history; their
+  penetrations follow the pairs' in ``contact_run`` (flexmb/compiled/step_end.py).
 
 The block positions are those of a dense row-major matrix for :func:`alpha_step`, or of
 the CSR value array of the pattern when :class:`flexmb.solvers.compiled_step.CompiledEvaluation` calls
@@ -78,6 +83,7 @@ from .joints import (_angle_hess, _angle_rows, _coordinate_hess, _coordinate_row
                      _distance_rows, _dot1_hess, _dot1_rows, _dot2_hess, _dot2_rows, _point_hess, _point_rows)
 from .particles import anchor_kernel, link_kernel, particle_kernel
 from .rigid import rigid_residual
+from .rope import evaluate_pairs as rope_pairs, pairs_power as rope_pairs_power
 from .scatter import add_at, add_scaled_at, add_transpose_product
 from .views import flat, view
 from .stepping import apply_increment, corrected_rates, newton_rhs, newton_weights, predict
@@ -340,7 +346,7 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
     approach-speed history ``(speed, in_contact, last_rate)`` per pair. Returns False when a spring or a
     sphere-sphere contact has no direction (coincident points)."""
     false_, angle_ = np.bool_(False), np.int64(ANGLE)  # no literals (docs/architecture.md §2)
-    bodies, joints, flex, norm, springs, contacts, loads, driver_rows, motors, particles = model
+    bodies, joints, flex, norm, springs, contacts, loads, driver_rows, motors, particles = model[:10]
     idx, mass, J, gravity, pos_body = bodies
     gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess = joints
     ftab, fdata, idata, wdata, ftabs, fidx, pos_flex = flex
@@ -433,6 +439,9 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
     if particles[0].shape[0] or particles[4].shape[0] or particles[9].shape[0]:
         if not particle_terms(q, v, vd, qe, ve, particles, cM, cC, cK, with_matrix, r, vals):
             return False
+    # rope-pulley pairs (compiled/rope.py), model[10]
+    if model[10][0].shape[0]:
+        rope_terms(qe, ve, model[10], cC, cK, with_matrix, r, vals)
     # joint primitives, one kernel per group
     jac = np.empty(pos_jac.size)
     H = np.empty(pos_hess.size)
@@ -572,7 +581,8 @@ def powers(q, v, lam, act, model):
     ftab, fdata, idata, wdata, ftabs = flex[0], flex[1], flex[2], flex[3], flex[4]
     gtab, gather = joints[0], joints[1]
     damping_ = np.int64(3)      # energy(): the damping power (no literal, docs/architecture.md §2)
-    p_nc = loads_power(q, v, loads) + motors_power(q, v, model[8]) + particle_power(q, v, model[9])
+    p_nc = (loads_power(q, v, loads) + motors_power(q, v, model[8]) + particle_power(q, v, model[9])
+            + rope_power(q, v, model[10]))
     for f in range(ftab.shape[0]):
         p_nc += flexible_energy(v, v, fdata[ftab[f, 0]:ftab[f, 0] + ftab[f, 1]],
                                 idata[ftab[f, 2]:ftab[f, 2] + ftab[f, 3]], wdata[ftab[f, 4]:ftab[f, 4] + ftab[f, 5]],
@@ -722,3 +732,36 @@ def particle_power(q, v, parts):
         for k in range(n):
             P += pa[k, 1]
     return P
+
+
+# -- rope-pulley pairs (flexmb/contact/rope.py) ------------------------------------------------------------------
+@njit(cache=True)
+def rope_terms(qe, ve, ropes, cC, cK, with_matrix, r, vals):
+    """Add the rope-pulley pairs' ``r = -D^T f'`` into ``r`` and, when ``with_matrix``, their blocks
+    ``cK dr/dq + cC dr/dq_dot`` into ``vals`` (one :func:`flexmb.compiled.rope.evaluate_pairs` call, as
+    ``RopePulleyGroup.residual``); returns the per-pair parts (n, 9) of ``contact_kernel``."""
+    gather, scatter, axis, S, R, K, c, nexp, ka, ca, fkind, fpar, pos = ropes
+    n = gather.shape[0]
+    parts = np.empty((n, 9))
+    if n == 0:
+        return parts
+    rr = np.empty((n, 10))
+    blk = np.empty((n if with_matrix else 0, 10, 10))
+    rope_pairs(qe, ve, gather, axis, S, R, K, c, nexp, ka, ca, fkind, fpar, cK if with_matrix else 0.0,
+               cC if with_matrix else 0.0, with_matrix, rr, blk, parts)
+    add_at(r, flat(scatter), flat(rr))
+    if with_matrix:
+        add_at(vals, pos, flat(blk))
+    return parts
+
+
+@njit(cache=True)
+def rope_power(q, v, ropes):
+    """Power (W, <= 0) of the rope-pulley pairs' radial and axial damping and friction, as
+    ``RopePulleyGroup.power``."""
+    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
+    if ropes[0].shape[0] == 0:
+        return 0.0
+    qe, ve = _extended(q, v)
+    return rope_pairs_power(rope_terms(qe, ve, ropes, 0.0, 0.0, false_, np.zeros(q.size), np.zeros(0)), ropes[4],
+                            ropes[8])

@@ -27,7 +27,7 @@ from numba import njit
 
 from .forces import (HYSTERESIS, contact_friction, contact_kernel, hysteresis_one, linear_one, measure_kernel,
                      trial_speed)
-from .step import _contact_group, _extended
+from .step import _contact_group, _extended, rope_terms
 
 ONSET, STEP_CHANGE, BAD_CONTACT = 10, 11, 12
 """Why a block of contact steps (flexmb/compiled/blocks.py ``run_block``) ended early (besides the failure codes of
@@ -59,6 +59,26 @@ def contact_penetrations(q, v, contacts, delta, rate):
         for i in range(n):
             delta[op + i] = sign * (contacts[7][op + i] - x[i])
             rate[op + i] = -sign * xd[i]
+    return -1
+
+
+@njit(cache=True)
+def penetrations(q, v, model, delta, rate):
+    """:func:`contact_penetrations` of the pairs, then the rope-pulley pairs' ``radius - rho`` (m) after them (the
+    order of ``Assembly.penetrations``: pair groups, then ropes; ``RopePulleyGroup.penetration``) in ``delta``
+    (their ``rate`` entries are not used). Returns the first pair without a direction, or -1."""
+    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
+    bad = contact_penetrations(q, v, model[5], delta, rate)
+    ropes = model[10]
+    n = ropes[0].shape[0]
+    if bad >= 0 or n == 0:
+        return bad
+    qe, ve = _extended(q, v)
+    p = rope_terms(qe, ve, ropes, 0.0, 0.0, false_, np.zeros(q.size), np.zeros(0))
+    o = delta.size - n
+    for k in range(n):
+        delta[o + k] = p[k, 4]
+        rate[o + k] = 0.0
     return -1
 
 

@@ -294,6 +294,11 @@ _C = rot._C_H.reshape(4, 4, 9)
 _S = np.ascontiguousarray((_C + _C.transpose(1, 0, 2)).reshape(4, 4, 3, 3))
 
 
+def rope_second_derivatives() -> np.ndarray:
+    """``S[a, b, k, i] = d^2 A_ki / dp_a dp_b`` (4, 4, 3, 3), the constant the rope kernels take (a copy)."""
+    return _S.copy()
+
+
 class RopePulleyGroup(ElementGroup):
     """Every (pulley, segment) pair of every :class:`RopePulleyContact`, evaluated together.
 
@@ -325,6 +330,11 @@ class RopePulleyGroup(ElementGroup):
         self.ca = np.array([el.guide_damping for el in elements])[w]
         self.axis = np.ascontiguousarray(np.array([el.axis_local for el in elements])[w])
         self.friction = FrictionTable([el.friction for el in elements])
+        # built-in friction laws (or none) of every pair: one compiled call evaluates laws and pairs together
+        self.builtin = bool(np.all(self.friction.kind <= 2))
+        self.fkind = np.ascontiguousarray(self.friction.kind[w])
+        self.fpar = np.ascontiguousarray(self.friction.p[w])
+        self._memo = None                           # (st, parts) of the last evaluation without blocks
         from ..compiled import rope as kernels      # numba: loaded when a model with ropes compiles
         self._kernels = kernels
 
@@ -334,17 +344,28 @@ class RopePulleyGroup(ElementGroup):
         ``contact_kernel`` (flexmb/compiled/rope.py): the slip speeds first, then the friction law at them, then
         forces and blocks, each in one call for all pairs."""
         n = self.gather.shape[0]
-        vt = np.empty(n)
-        self._kernels.slip_kernel(st.qe, st.ve, self.gather, self.axis, _S, vt)
-        _, dmu, mu_over_s = self.friction.coefficient(np.abs(vt), self.which)
         want = coef is not None
         cK, cC = (float(coef[2]), float(coef[1])) if want else (0.0, 0.0)
         r, parts = np.empty((n, 10)), np.empty((n, 9))
         blk = np.empty((n, 10, 10) if want else (0, 10, 10))
+        if self.builtin:            # laws and pairs in one call (the compiled step's arithmetic)
+            self._kernels.evaluate_pairs(st.qe, st.ve, self.gather, self.axis, _S, self.R, self.K, self.c, self.n_exp,
+                                         self.ka, self.ca, self.fkind, self.fpar, cK, cC, want, r, blk, parts)
+            return r, (blk if want else None), parts
+        vt = np.empty(n)
+        self._kernels.slip_kernel(st.qe, st.ve, self.gather, self.axis, _S, vt)
+        _, dmu, mu_over_s = self.friction.coefficient(np.abs(vt), self.which)
         self._kernels.contact_kernel(st.qe, st.ve, self.gather, self.axis, _S, self.R, self.K, self.c, self.n_exp,
                                      self.ka, self.ca, np.ascontiguousarray(mu_over_s, dtype=float),
                                      np.ascontiguousarray(dmu, dtype=float), cK, cC, want, r, blk, parts)
         return r, (blk if want else None), parts
+
+    def _parts(self, st: EvalState) -> np.ndarray:
+        """The per-pair parts (n, 9) at ``st``, kept for later calls with the same state object (the step end
+        asks for the power, then the penetrations, of one accepted state: one evaluation)."""
+        if self._memo is None or self._memo[0] is not st:
+            self._memo = (st, self._evaluate(st, None)[2])
+        return self._memo[1]
 
     # -- protocol ---------------------------------------------------------------------------------------------
     def residual(self, st: EvalState, coef):
@@ -354,27 +375,24 @@ class RopePulleyGroup(ElementGroup):
 
     def potential(self, st: EvalState) -> float:
         """``K delta^(n+1)/(n+1) + k_a z^2/2`` of the touching pairs (J)."""
-        p = self._evaluate(st, None)[2]
+        p = self._parts(st)
         on = (p[:, 4] > 0.0) & (p[:, 4] < self.R)         # rho > 0 (a centre on the axis touches nothing)
         stored = p[:, 5] * p[:, 4] / (self.n_exp + 1.0) + 0.5 * self.ka * p[:, 7] ** 2
         return float(np.sum(np.where(on, stored, 0.0)))
 
     def power(self, st: EvalState) -> float:
         """Power of radial and axial damping and of friction on the system (W, <= 0)."""
-        p = self._evaluate(st, None)[2]
-        Fn, Fa, ft, vt, delta, Kdn, ddot, z, zdot = p.T
-        axial = np.where((delta > 0.0) & (delta < self.R), (Fa + self.ka * z) * zdot, 0.0)
-        return float(np.sum(-(Fn - Kdn) * ddot + axial + ft * vt))
+        return float(self._kernels.pairs_power(self._parts(st), self.R, self.ka))
 
     def penetration(self, st: EvalState) -> np.ndarray:
         """``radius - rho`` of every pair (m, positive when the segment centre is inside the pulley radius)."""
-        return self._evaluate(st, None)[2][:, 4].copy()
+        return self._parts(st)[:, 4].copy()
 
     def forces(self, st: EvalState) -> dict:
         """Per pair (arrays over ``labels``): normal force ``Fn`` (N), axial guide force ``Fa`` (N), friction
         force ``ft`` (N, along the rim tangent ``e1 x axis``), slip speed ``vt`` (m/s), penetration ``delta`` (m,
         negative when apart)."""
-        p = self._evaluate(st, None)[2]
+        p = self._parts(st)
         return {k: p[:, j].copy() for j, k in enumerate(("Fn", "Fa", "ft", "vt", "delta"))}
 
 

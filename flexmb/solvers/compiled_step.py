@@ -21,6 +21,7 @@ from ..bodies.flexible import FlexibleBody
 from ..bodies.rigid import RigidBody
 from ..contact.mesh import PlaneGroup, SphereGroup
 from ..contact.pairs import ContactGroup
+from ..contact.rope import RopePulleyGroup, rope_second_derivatives
 from ..forces.applied import AppliedLoadGroup
 from ..forces.motor import DCMotorGroup
 from ..forces.particles import ParticleAnchorGroup, ParticleGroup, ParticleLinkGroup
@@ -120,7 +121,7 @@ class CompiledStep:
                 self.order)
         self.model = (bodies, joints, flex, norm, self._springs(asm, dense), self._contacts(asm, dense),
                       self._loads(asm, dense), np.flatnonzero(asm.driver_rows).astype(np.int64),
-                      self._motors(asm, dense), self._particles(asm, dense))
+                      self._motors(asm, dense), self._particles(asm, dense), self._ropes(asm, dense))
         self._no_contacts = (empty_f, np.zeros(0, dtype=bool), empty_f)
         self.driven = np.array([cat([c0 for _, c0, _ in self._drivers] or [empty_i]),
                                 cat([c1 for _, _, c1 in self._drivers] or [empty_i])], dtype=np.int64).reshape(2, -1)
@@ -215,6 +216,19 @@ class CompiledStep:
                 arr(g and g.c, f), arr(g and dense[ha], i)]
         return tuple(out)
 
+    @staticmethod
+    def _ropes(asm, dense) -> tuple:
+        """The rope-pulley pairs' part of the model tuple (compiled/step.py ``rope_terms``): the group's arrays
+        (empty ones for a model without ropes)."""
+        groups = family_blocks(asm, RopePulleyGroup)
+        if not groups:
+            f, i = np.zeros(0), np.zeros(0, dtype=np.int64)
+            return (np.zeros((0, 10), dtype=np.int64), np.zeros((0, 10), dtype=np.int64), np.zeros((0, 3)),
+                    rope_second_derivatives(), f, f, f, f, f, f, i, np.zeros((0, 3)), i)
+        g, h = groups[0]
+        return (g.gather, g.scatter, g.axis, rope_second_derivatives(), g.R, g.K, g.c, g.n_exp, g.ka, g.ca, g.fkind,
+                g.fpar, dense[h])
+
     def _set_loads(self, t: float) -> None:
         if self._load_group is not None:
             self._lvec[:] = self._load_group.vectors(t)
@@ -282,7 +296,8 @@ class CompiledStep:
         """Whether a compiled model can take the compiled step (see the module's docstring)."""
         s = asm.system
         return (not reuse_matrix and asm.nq + asm.m <= DENSE_LIMIT
-                and all(isinstance(g, _COMPILED_FAMILIES) or _plain_contacts(g) for g in asm.families)
+                and all(isinstance(g, _COMPILED_FAMILIES) or _plain_contacts(g) or _plain_ropes(g)
+                        for g in asm.families)
                 and all(isinstance(b, (RigidBody, FlexibleBody)) for b in s.bodies)
                 and not any(g._python_structures for g in asm.flexible)
                 and asm.nonholonomic.m == 0 and not asm.interface_loads)
@@ -310,7 +325,8 @@ class CompiledStep:
                np.empty(n), np.empty(n))
         pen = np.zeros(0) if pen is None else pen
         sref = np.empty((n if contact_steps else 0, self._sref.size))
-        hist = np.empty((n if contact_steps else 0, 3, pen.size))
+        dyn = self._dynamic() if dyn is None else dyn
+        hist = np.empty((n if contact_steps else 0, 3, dyn[0].size))      # contact pairs' history (ropes have none)
         a_last, stats, h_state = s.a.copy(), np.zeros(2), np.array([f(h)])
         driven, values, loads, volts = inputs
         use_q_tol = q_tol is not None
@@ -321,7 +337,7 @@ class CompiledStep:
             c(s.vd, dtype=f), c(s.a, dtype=f), c(s.lam, dtype=f), f(params.alpha_m), f(params.alpha_f),
             f(params.beta), f(params.gamma), f(tol), c(q_tol if use_q_tol else s.q, dtype=f), use_q_tol,
             int(max_iter), c(self.asm.active, dtype=bool), driven, c(values, dtype=f), c(loads, dtype=f),
-            c(volts, dtype=f), bool(energy), off_rows, bool(contact_steps), self.model, self._dynamic() if dyn is None else dyn, pen,
+            c(volts, dtype=f), bool(energy), off_rows, bool(contact_steps), self.model, dyn, pen,
             f(self.asm.inertia_scale), *out, sref, hist, a_last, stats)
         return k, code, out, sref, hist, a_last, stats, float(h_state[0])
 
@@ -525,7 +541,7 @@ class CompiledEvaluation:
         :meth:`CompiledStep.qualifies`, at any size)."""
         s = asm.system
         return (all(isinstance(g, _COMPILED_FAMILIES) or _plain_contacts(g) or _kernel_contacts(g)
-                    for g in asm.families)
+                    or _plain_ropes(g) for g in asm.families)
                 and all(isinstance(b, (RigidBody, FlexibleBody)) for b in s.bodies)
                 and not any(g._python_structures for g in asm.flexible)
                 and asm.nonholonomic.m == 0 and not asm.interface_loads)
@@ -581,6 +597,11 @@ def _kernel_contacts(g) -> bool:
 def _plain_contacts(g) -> bool:
     """A contact-pair group the compiled step evaluates: built-in laws, friction (if any) of built-in laws."""
     return isinstance(g, ContactGroup) and not g._user_laws and bool(np.all(g.frictions.kind <= 2))
+
+
+def _plain_ropes(g) -> bool:
+    """A rope-pulley group the compiled step evaluates: no friction or built-in friction laws."""
+    return isinstance(g, RopePulleyGroup) and g.builtin
 
 
 def _cat(parts: list, dtype) -> np.ndarray:
