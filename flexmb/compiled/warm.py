@@ -83,12 +83,15 @@ def _models():
                                                                                          sense=-1)],
                         EA=1e4, damping_time=0.01, initial_tension=10.0))
     yield s
-    # a contact pair with a built-in law and no friction: the compiled step's blocks with contacts (step_end.py)
+    # a contact pair with a built-in law and no friction, and a rope over a pulley with built-in friction: the
+    # compiled step's blocks with contacts (step_end.py)
     s, a, b = two()
     s.add(fm.Revolute(s.ground, a, (0.1, 0.2, 0.3), (0, 0, 1)))
     s.add(fm.RotationalSpringDamper(s.ground, a, (0, 0, 1), k=30.0, c=2.0))
     s.add(fm.SpherePlaneContact(s.ground, b, point=(1.0, -0.45, 0.4), normal=(0, 1, 0), center=(1.0, -0.2, 0.4),
                                 radius=0.3, law=law))
+    rope = fm.contact.rope_chain(s, [(-0.3, 0.75, 0.3), (0.1, 0.72, 0.3), (0.5, 0.75, 0.3)], 1.0)
+    s.add(fm.contact.RopePulleyContact(a, rope, 0.5, 1e4, 10.0, friction=fm.contact.CoulombRamp(0.3, 0.05)))
     yield s
     # modal body and nonlinear beam from a five-element line mesh
     n = 5
@@ -144,19 +147,21 @@ def _warm_list(tasks: list[tuple[int, str]]) -> list[tuple[int, str, float]]:
     return [_warm(k, part) for k, part in tasks]
 
 
-def _schedule(n: int) -> tuple[list, list, list]:
-    """Two worker lists that run side by side, then the tasks left for any worker. The compiled step
-    (blocks.run_block, with ``equations``) links every step family's kernels and is the longest single compile
-    (about half of the CPU time); it compiles a kernel it calls unless the disk cache holds it already. So one
-    worker compiles the step (model 0 has every step family but flexible bodies and contacts), while the other
-    compiles, through the general path, the kernels the step reaches last (joints: models 1..n-7; particles and
-    sphere clouds: n-6; contact pairs with friction, crash, ropes: n-5; contact pairs: n-4) so that the step
-    loads them from the cache, and then the kernels outside the step (the exact beam, n-1). The runs of the other
-    models load the step and come last."""
-    step_worker = [(0, "all")]
-    other = [*((k, "evaluate") for k in (*range(1, n - 6), n - 6, n - 5, n - 4)), (n - 1, "all"), (n - 5, "run")]
-    rest = [(k, "run") for k in (n - 6, n - 4, *range(1, n - 6))] + [(n - 3, "all"), (n - 2, "all")]
-    return step_worker, other, rest
+def _schedule(n: int) -> list[tuple[list, list]]:
+    """Phases of the warm-up on two workers, each phase a pair of task lists run side by side. The compiled
+    step (blocks.run_block with ``equations``) links every step family's kernels and compiles them first where
+    the disk cache does not hold them; its own compile (about 100 s of CPU) can only start when they exist. So:
+    (1) the two workers compile the step families' kernels through the general path, split about evenly and
+    without overlap (flexible bodies, rigid bodies, springs, loads, motors and joints on one; contacts,
+    friction, ropes, crash elements, particles, sphere clouds and beams on the other); (2) one worker compiles
+    the step (model 0's run) while the other compiles the kernels outside it (the exact beam, the general
+    path's crash and rope runs); (3) the other models' runs, which load the step."""
+    flexible, beam, exact = n - 3, n - 2, n - 1
+    clouds, crash, blocks = n - 6, n - 5, n - 4
+    evaluate = lambda *ks: [(k, "evaluate") for k in ks]       # noqa: E731
+    return [(evaluate(flexible, 0, *range(1, clouds)), evaluate(crash, blocks, clouds, beam)),
+            ([(0, "run")], [(exact, "all"), (crash, "run")]),
+            ([(k, "run") for k in (clouds, blocks, flexible)], [(k, "run") for k in (beam, *range(1, clouds))])]
 
 
 def compile_kernels(verbose: bool = True, jobs: int | None = None) -> float:
@@ -177,10 +182,8 @@ def compile_kernels(verbose: bool = True, jobs: int | None = None) -> float:
         return time.perf_counter() - t0
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
-    step_worker, other, rest = _schedule(n)
     with ProcessPoolExecutor(jobs, mp_context=mp.get_context("fork")) as pool:
-        first = [pool.submit(_warm_list, tasks) for tasks in (step_worker, other)]
-        for fut in first:
-            report(fut.result())
-        report(pool.map(_warm, *zip(*rest)))
+        for phase in _schedule(n):
+            for fut in [pool.submit(_warm_list, tasks) for tasks in phase]:
+                report(fut.result())
     return time.perf_counter() - t0
