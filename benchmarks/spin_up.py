@@ -20,7 +20,7 @@ the relative error of tip_min. Time: seconds per step of the time-stepping loop 
 at the higher speeds, see benchmarks/spin_up_exudyn.py), the ratio flexmb / Exudyn of that, and beside it
 the ratio of the whole runs' wall times (flexmb's ``simulate`` call against ``SolveSteps``).
 
-Run:  python benchmarks/spin_up.py [--omegas 4 10] [--h 1e-3] [--out benchmarks/results/spin_up.json]
+Run:  python benchmarks/spin_up.py [--omegas 4 10] [--h 1e-3] [--repeat 3] [--out benchmarks/results/spin_up.json]
 """
 from __future__ import annotations
 
@@ -119,16 +119,24 @@ def main(argv=None) -> int:
     ap.add_argument("--t-end", type=float, default=models.T_END)
     ap.add_argument("--flexmb-h", type=float, nargs="*", default=[],
                     help="extra flexmb step sizes (accuracy at larger steps)")
+    ap.add_argument("--repeat", type=int, default=1, help="interleaved repeats; the fastest run of each code counts")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     rows = []
     for kind in ("modal", "nonlinear"):        # load numba and the cached kernels once, outside the timed runs
         flexmb_run(kind, args.omegas[0], args.h, 10 * args.h)
     for om in args.omegas:
-        runs = [("flexmb", flexmb_run("modal", om, args.h, args.t_end)),
-                ("exudyn", ex.exudyn_ffrf(om, 4, args.h, args.t_end)),
-                ("flexmb", flexmb_run("nonlinear", om, args.h, args.t_end)),
-                ("exudyn", ex.exudyn_ancf_cable(om, 16, args.h, args.t_end))]
+        runs = [("flexmb", lambda: flexmb_run("modal", om, args.h, args.t_end)),
+                ("exudyn", lambda: ex.exudyn_ffrf(om, 4, args.h, args.t_end)),
+                ("flexmb", lambda: flexmb_run("nonlinear", om, args.h, args.t_end)),
+                ("exudyn", lambda: ex.exudyn_ancf_cable(om, 16, args.h, args.t_end))]
+        best = [None] * len(runs)
+        for _ in range(args.repeat):          # interleaved repeats; the fastest run of each counts
+            for i, (_, run) in enumerate(runs):
+                r = run()
+                if best[i] is None or per_step(r) < per_step(best[i]):
+                    best[i] = r
+        runs = [(code, r) for (code, _), r in zip(runs, best)]
         for h2 in args.flexmb_h:
             runs.append(("flexmb", flexmb_run("modal", om, h2, args.t_end)))
             runs[-1][1]["model"] += f" h={h2:g}"
