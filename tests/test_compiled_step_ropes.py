@@ -66,7 +66,7 @@ def _same(fast, ref, q_tol: float, t_tol: float) -> None:
 
 @pytest.mark.parametrize("mu, shape", [(0.3, "linear"), (0.2, "tanh"), (0.0, "linear")])
 def test_dense_rope_model_takes_the_compiled_step(monkeypatch, mu, shape):
-    """Blocks of compiled steps (flexmb/compiled/step_end.py contact_run, the rope pairs' penetrations after the
+    """Blocks of compiled steps (flexmb/compiled/blocks.py run_block, the rope pairs' penetrations after the
     pairs'), single compiled steps and the general path: the same steps, Newton counts, positions and work (the
     friction and damping power of the pairs in the balance)."""
     build = lambda: _small_rope(mu, shape)        # noqa: E731

@@ -64,7 +64,7 @@ helper gets only the part it uses, since numba passes a tuple as all its arrays'
   (flexmb/contact/rope.py ``RopePulleyGroup``, its arrays: gather and scatter (n, 10), pulley axes (n, 3), the
   second derivatives of A(p) (4, 4, 3, 3), per pair the laws' parameters and the built-in friction law's kind
   and parameters (``FrictionTable``), block positions; :func:`rope_terms`). They carry no history; their
-  penetrations follow the pairs' in ``contact_run`` (flexmb/compiled/step_end.py).
+  penetrations follow the pairs' in contact blocks (``blocks.run_block``, ``step_end.penetrations``).
 
 The block positions are those of a dense row-major matrix for :func:`alpha_step`, or of
 the CSR value array of the pattern when :class:`flexmb.solvers.compiled_step.CompiledEvaluation` calls
