@@ -17,8 +17,9 @@ from numba.extending import intrinsic
 from numba.np.arrayobj import make_array, populate_array
 
 
-def _build(context, builder, src, retty, off, dims):
-    """The view array of ``retty`` over ``src`` from element ``off`` with the shape ``dims`` (intp values)."""
+def _build(context, builder, src, retty, off, dims, counted=True):
+    """The view array of ``retty`` over ``src`` from element ``off`` with the shape ``dims`` (intp values); it
+    shares ``src``'s memory and, when ``counted``, holds a reference to it (numba's meminfo), else none."""
     itemsize = src.itemsize
     strides, acc = [], itemsize
     for d in reversed(dims):
@@ -26,15 +27,16 @@ def _build(context, builder, src, retty, off, dims):
         acc = builder.mul(acc, d)
     out = make_array(retty)(context, builder)
     populate_array(out, data=builder.gep(src.data, [off]), shape=cgutils.pack_array(builder, dims),
-                   strides=cgutils.pack_array(builder, strides[::-1]), itemsize=itemsize, meminfo=src.meminfo,
-                   parent=src.parent)
-    return impl_ret_borrowed(context, builder, retty, out._getvalue())
+                   strides=cgutils.pack_array(builder, strides[::-1]), itemsize=itemsize,
+                   meminfo=src.meminfo if counted else None, parent=src.parent if counted else None)
+    if counted:
+        return impl_ret_borrowed(context, builder, retty, out._getvalue())
+    return out._getvalue()
 
 
-@intrinsic
-def view(typingctx, buf, offset, shape):
-    """``buf[offset:offset + prod(shape)].reshape(shape)`` for a 1-d C-contiguous ``buf`` and a tuple of
-    integers ``shape`` (no bounds check)."""
+def _view_intrinsic(buf, offset, shape, counted: bool):
+    """Signature and code generation of :func:`view` (``counted``) and :func:`borrow` (not counted), or None
+    for arguments they do not take."""
     if not (isinstance(buf, types.Array) and buf.ndim == 1 and buf.layout == "C"
             and isinstance(offset, types.Integer) and isinstance(shape, types.BaseTuple)
             and all(isinstance(t, types.Integer) for t in shape.types)):
@@ -47,9 +49,16 @@ def view(typingctx, buf, offset, shape):
         src = make_array(bufty)(context, builder, args[0])
         dims = [context.cast(builder, d, t, types.intp)
                 for d, t in zip(cgutils.unpack_tuple(builder, args[2], ndim), shty.types)]
-        return _build(context, builder, src, retty, context.cast(builder, args[1], oty, types.intp), dims)
+        return _build(context, builder, src, retty, context.cast(builder, args[1], oty, types.intp), dims, counted)
 
     return retty(buf, offset, shape), codegen
+
+
+@intrinsic
+def view(typingctx, buf, offset, shape):
+    """``buf[offset:offset + prod(shape)].reshape(shape)`` for a 1-d C-contiguous ``buf`` and a tuple of
+    integers ``shape`` (no bounds check)."""
+    return _view_intrinsic(buf, offset, shape, True)
 
 
 @intrinsic
@@ -66,38 +75,10 @@ def flat(typingctx, arr):
     return retty(arr), codegen
 
 
-def _build_borrowed(context, builder, src, retty, off, dims):
-    """As :func:`_build`, with no meminfo (no reference count: the view must not outlive ``src``)."""
-    itemsize = src.itemsize
-    strides, acc = [], itemsize
-    for d in reversed(dims):
-        strides.append(acc)
-        acc = builder.mul(acc, d)
-    out = make_array(retty)(context, builder)
-    populate_array(out, data=builder.gep(src.data, [off]), shape=cgutils.pack_array(builder, dims),
-                   strides=cgutils.pack_array(builder, strides[::-1]), itemsize=itemsize, meminfo=None,
-                   parent=None)
-    return out._getvalue()
-
-
 @intrinsic
 def borrow(typingctx, buf, offset, shape):
     """:func:`view` without a reference to ``buf``'s memory: numba's reference counting of an array is an
     atomic add per copy of it (~8 ns), and a flexible group's evaluation takes ~65 views of its buffers per
     call. For views that live within a call that receives ``buf`` as an argument only (never returned to
     Python, never kept past the call: the memory is not kept alive by the view)."""
-    if not (isinstance(buf, types.Array) and buf.ndim == 1 and buf.layout == "C"
-            and isinstance(offset, types.Integer) and isinstance(shape, types.BaseTuple)
-            and all(isinstance(t, types.Integer) for t in shape.types)):
-        return None
-    ndim = len(shape.types)
-    retty = types.Array(buf.dtype, ndim, "C")
-
-    def codegen(context, builder, sig, args):
-        bufty, oty, shty = sig.args
-        src = make_array(bufty)(context, builder, args[0])
-        dims = [context.cast(builder, d, t, types.intp)
-                for d, t in zip(cgutils.unpack_tuple(builder, args[2], ndim), shty.types)]
-        return _build_borrowed(context, builder, src, retty, context.cast(builder, args[1], oty, types.intp), dims)
-
-    return retty(buf, offset, shape), codegen
+    return _view_intrinsic(buf, offset, shape, False)
