@@ -111,6 +111,66 @@ def test_failed_compiled_step_reports_through_the_general_path(monkeypatch):
     assert calls and all(calls)          # every attempt went through the compiled step and failed there
 
 
+def test_specialized_step_equals_the_universal_step(monkeypatch):
+    """The step specialized to a model's families (absent families None, left out of the compile;
+    flexmb/compiled/specialization.py) runs the arithmetic of the universal step in the same order: equal
+    trajectories, multipliers and energies bit for bit (any difference would be a term or order that changed).
+    The model is the warm-up's pendulum, whose specialized step ``flexmb compile-kernels`` compiles."""
+    from flexmb.compiled import blocks, specialization
+    from flexmb.compiled.warm import pendulum
+    runs = {}
+    for variant in ("universal", "specialized"):
+        monkeypatch.setattr(specialization, "variant", variant)
+        res = fm.simulate(pendulum(), 0.2, 1e-3, progress=False)
+        runs[variant] = (res, res.energy())
+    (u, eu), (sp, es) = runs["universal"], runs["specialized"]
+    for name in ("t", "q", "v", "lam"):
+        assert np.array_equal(getattr(u, name), getattr(sp, name)), name
+    assert all(np.array_equal(a, b) for a, b in zip(eu, es))
+    assert u.stats["steps"] == 200 and u.stats["newton_iterations"] == sp.stats["newton_iterations"]
+    # the specialized run compiled (or loaded) a step whose absent parts are None
+    assert any("none" in str(sig) for sig in blocks.run_block.signatures)
+    step = cs.CompiledStep(pendulum().compile())
+    model = step.specialized_model()
+    present = [i for i, part in enumerate(model) if part is not None]
+    assert present == [0, 1, 3]         # rigid bodies, joints, normalization rows
+    assert model[1][9] == (1, 1, None, None, None, None)    # point and dot1 rows only (two revolutes)
+
+
+def test_auto_variant_prefers_a_compiled_specialized_step(monkeypatch):
+    """Under ``variant = "auto"`` a model takes its specialized step when numba has it (compiled in the process or
+    cached on disk), else the universal one when numba has that, else compiles the specialized one; numba's disk
+    cache is read without loading the machine code."""
+    import subprocess
+    import sys
+
+    from flexmb.compiled import blocks, specialization
+    from flexmb.compiled.warm import pendulum
+    monkeypatch.setattr(specialization, "variant", "auto")
+    for cached, expect in (({"specialized", "universal"}, "specialized"), ({"universal"}, "universal"),
+                           (set(), "specialized")):
+        def probe(f, args):
+            return ("specialized" if args[0][4] is None else "universal") in cached
+        monkeypatch.setattr(specialization, "has_machine_code", probe)
+        step = cs.CompiledStep(pendulum().compile())
+        model = step.model_for(blocks.run_block, [step.model], 0)
+        assert (model is step.model) == (expect == "universal"), cached
+    monkeypatch.setattr(specialization, "variant", "fastest")
+    with pytest.raises(fm.errors.ModelError, match="FLEXMB_STEP"):
+        cs.CompiledStep(pendulum().compile()).model_for(blocks.run_block, [None], 0)
+    # the probe itself, in a new process: the disk cache has lu_solve for float64 arrays (this test module ran it
+    # above, or the warm-up did), not for float32 ones; neither is loaded by asking
+    code = ("import numpy as np\n"
+            "from flexmb.compiled.specialization import has_machine_code\n"
+            "from flexmb.compiled.step import lu_solve\n"
+            "a = (np.eye(2), np.arange(2), np.ones(2), np.ones(2))\n"
+            "b = (np.eye(2, dtype=np.float32), np.arange(2), np.ones(2), np.ones(2))\n"
+            "print(has_machine_code(lu_solve, a), has_machine_code(lu_solve, b), len(lu_solve.signatures))\n")
+    lu_solve(np.eye(2), np.arange(2), np.ones(2), np.ones(2))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["True", "False", "0"]
+
+
 def test_sparse_skipping_lu_solves_like_numpy():
     rng = np.random.default_rng(3)
     A = rng.standard_normal((30, 30)) * (rng.random((30, 30)) < 0.2) + np.diag(rng.random(30) * 1e-3)

@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .step import (CONVERGED, accept_springs, alpha_step, powers, set_step_inputs, step_work, switched_off_violation)
+from .step import (CONVERGED, accept_springs, alpha_step, copy_references, powers, set_step_inputs, step_work,
+                   switched_off_violation)
 from .step_end import (BAD_CONTACT, ONSET, ONSET_FRACTION_MAX, STEP_CHANGE, accept_contacts, friction_power,
                        onset_fraction, penetrations)
 
@@ -131,7 +132,7 @@ def run_block(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, use
             out_pnc[k], out_pdrv[k] = 0.0, 0.0
         out_off[k] = switched_off_violation(q, off_rows, model[1], model[3]) if off_rows.size else 0.0
         if contact_steps:
-            out_sref[k] = springs[8]
+            copy_references(springs, out_sref[k])
             for i in range(nc):
                 out_dyn[k, 0, i] = speed[i]
                 out_dyn[k, 1, i] = 1.0 if in_contact[i] else 0.0

@@ -69,76 +69,151 @@ def energy_rows(Q, V, srefs, bodies, flex, springs, contacts, motors, parts, out
     of the float, int and work buffers and of the table, as ``CompiledStep``); ``springs = (tab, gather, vecs, shps,
     sides, k, x0)``; ``contacts = (tab, gather, vecs, shps, sides, ref, sign per group, offset, K, n)``;
     ``motors = (charge columns, L_a)``; ``parts = (pgather, pmass, gravity, lgather, lk, lL0, agather, apoint,
-    ak)``."""
-    kinetic_, gravity_, strain_ = np.int64(0), np.int64(1), np.int64(2)     # no literals (docs/architecture.md §2)
-    false_ = np.bool_(False)
-    nt, nq = Q.shape
-    idx, mass, J, grav = bodies
-    ftab, fdata, idata, wdata, ftabs = flex
-    stab, sgather, svecs, sshps, ssides, sk, sx0 = springs
-    ctab, cgather, cvecs, cshps, csides, cref, csign, coffset, cK, cn = contacts
-    mstate, mL = motors
-    pgather, pmass, pg, lgather, lk, lL0, agather, apoint, ak = parts
-    qe, ve = np.zeros(nq + 7), np.zeros(nq + 7)
+    ak)``. A family given as None (the model has none) is left out of the compile. The families are added
+    one after the other, each over all states, in the order of the per-family methods."""
+    out[:, :] = 0.0
+    _rigid_rows(Q, V, bodies, out)
+    _flexible_rows(Q, V, flex, out)
+    _spring_rows(Q, V, srefs, springs, out)
+    _contact_rows(Q, V, contacts, out)
+    _motor_rows(V, motors, out)
+    _particle_rows(Q, V, parts, out)
+
+
+@njit(cache=True)
+def _extended_rows(Q, V, k, qe, ve):
+    """State k of ``Q``, ``V`` into the extended vectors ``qe``, ``ve`` (the ground's coordinates last)."""
+    nq = Q.shape[1]
+    qe[:nq] = Q[k]
+    ve[:nq] = V[k]
+    qe[nq:] = 0.0
+    ve[nq:] = 0.0
     qe[nq + 3] = 1.0                    # the ground: position 0, Euler parameters (1, 0, 0, 0), at rest
-    ns, nc = sk.size, cK.size
-    xs, xds = np.empty(ns), np.empty(ns)
-    xc, xdc = np.empty(nc), np.empty(nc)
-    cgroup = np.empty(nc, dtype=np.int64)
-    for g in range(ctab.shape[0]):
-        cgroup[ctab[g, 9]:ctab[g, 9] + ctab[g, 1]] = g
+
+
+@njit(cache=True)
+def _rigid_rows(Q, V, bodies, out):
+    if bodies is None:
+        return
+    idx, mass, J, grav = bodies
+    for k in range(Q.shape[0]):
+        T, U = rigid_energies(Q[k], V[k], idx, mass, J, grav)
+        out[k, 0] += T
+        out[k, 1] += U
+
+
+@njit(cache=True)
+def _flexible_rows(Q, V, flex, out):
+    if flex is None:
+        return
+    kinetic_, gravity_, strain_ = np.int64(0), np.int64(1), np.int64(2)     # no literals (docs/architecture.md §2)
+    ftab, fdata, idata, wdata, ftabs = flex
     no_out = np.zeros(0)
-    pe = np.empty(2)
-    nl, na = lgather.shape[0], agather.shape[0]
-    lr, lb, lp = np.empty((nl, 6)), np.empty((0, 6, 6)), np.empty((nl, 3))
-    ar, ab, ap = np.empty((na, 3)), np.empty((0, 3, 3)), np.empty((na, 2))
     nf = 0
     for f in range(ftab.shape[0]):
         nf = max(nf, ftabs[ftab[f, 6], 0])
     strain = np.empty(nf)
-    bad = np.zeros(1, dtype=np.int64)
-    for k in range(nt):
+    for k in range(Q.shape[0]):
         q, v = Q[k], V[k]
-        qe[:nq] = q
-        ve[:nq] = v
-        bad[0] = 0
-        T, U = rigid_energies(q, v, idx, mass, J, grav)
         for f in range(ftab.shape[0]):
             fd = fdata[ftab[f, 0]:ftab[f, 0] + ftab[f, 1]]
             it = idata[ftab[f, 2]:ftab[f, 2] + ftab[f, 3]]
             wd = wdata[ftab[f, 4]:ftab[f, 4] + ftab[f, 5]]
             tb = ftabs[ftab[f, 6]:ftab[f, 6] + ftab[f, 7]]
-            T += flexible_energy(q, v, fd, it, wd, tb, kinetic_, no_out)
-            U += flexible_energy(q, q, fd, it, wd, tb, gravity_, no_out)
+            out[k, 0] += flexible_energy(q, v, fd, it, wd, tb, kinetic_, no_out)
+            out[k, 1] += flexible_energy(q, q, fd, it, wd, tb, gravity_, no_out)
             nb = tb[0, 0]
             flexible_energy(q, q, fd, it, wd, tb, strain_, strain[:nb])
             for i in range(nb):
-                U += strain[i]
-        if ns:
-            _measures(qe, ve, stab, sgather, svecs, sshps, ssides, srefs[k % srefs.shape[0]], xs, xds, bad)
-            for i in range(ns):
-                U += 0.5 * sk[i] * (xs[i] - sx0[i]) ** 2
-        if nc:
-            _measures(qe, ve, ctab, cgather, cvecs, cshps, csides, cref, xc, xdc, bad)
-            for i in range(nc):
-                d = csign[cgroup[i]] * (coffset[i] - xc[i])
-                if d > 0.0:
-                    U += cK[i] * d ** (cn[i] + 1.0) / (cn[i] + 1.0)
+                out[k, 1] += strain[i]
+
+
+@njit(cache=True)
+def _spring_rows(Q, V, srefs, springs, out):
+    if springs is None:
+        return
+    stab, sgather, svecs, sshps, ssides, sk, sx0 = springs
+    ns = sk.size
+    if ns == 0:
+        return
+    nq = Q.shape[1]
+    qe, ve = np.zeros(nq + 7), np.zeros(nq + 7)
+    xs, xds = np.empty(ns), np.empty(ns)
+    bad = np.zeros(1, dtype=np.int64)
+    for k in range(Q.shape[0]):
+        _extended_rows(Q, V, k, qe, ve)
+        bad[0] = 0
+        _measures(qe, ve, stab, sgather, svecs, sshps, ssides, srefs[k % srefs.shape[0]], xs, xds, bad)
+        for i in range(ns):
+            out[k, 1] += 0.5 * sk[i] * (xs[i] - sx0[i]) ** 2
+        if bad[0]:
+            out[k, 2] = 1.0
+
+
+@njit(cache=True)
+def _contact_rows(Q, V, contacts, out):
+    if contacts is None:
+        return
+    ctab, cgather, cvecs, cshps, csides, cref, csign, coffset, cK, cn = contacts
+    nc = cK.size
+    if nc == 0:
+        return
+    nq = Q.shape[1]
+    qe, ve = np.zeros(nq + 7), np.zeros(nq + 7)
+    xc, xdc = np.empty(nc), np.empty(nc)
+    cgroup = np.empty(nc, dtype=np.int64)
+    for g in range(ctab.shape[0]):
+        cgroup[ctab[g, 9]:ctab[g, 9] + ctab[g, 1]] = g
+    bad = np.zeros(1, dtype=np.int64)
+    for k in range(Q.shape[0]):
+        _extended_rows(Q, V, k, qe, ve)
+        bad[0] = 0
+        _measures(qe, ve, ctab, cgather, cvecs, cshps, csides, cref, xc, xdc, bad)
+        for i in range(nc):
+            d = csign[cgroup[i]] * (coffset[i] - xc[i])
+            if d > 0.0:
+                out[k, 1] += cK[i] * d ** (cn[i] + 1.0) / (cn[i] + 1.0)
+        if bad[0]:
+            out[k, 2] = 1.0
+
+
+@njit(cache=True)
+def _motor_rows(V, motors, out):
+    if motors is None:
+        return
+    mstate, mL = motors
+    for k in range(V.shape[0]):
         for i in range(mstate.size):
-            T += 0.5 * mL[i] * v[mstate[i]] ** 2
+            out[k, 0] += 0.5 * mL[i] * V[k, mstate[i]] ** 2
+
+
+@njit(cache=True)
+def _particle_rows(Q, V, parts, out):
+    if parts is None:
+        return
+    false_ = np.bool_(False)    # no literal (docs/architecture.md §2)
+    pgather, pmass, pg, lgather, lk, lL0, agather, apoint, ak = parts
+    nq = Q.shape[1]
+    qe, ve = np.zeros(nq + 7), np.zeros(nq + 7)
+    pe = np.empty(2)
+    nl, na = lgather.shape[0], agather.shape[0]
+    lr, lb, lp = np.empty((nl, 6)), np.empty((0, 6, 6)), np.empty((nl, 3))
+    ar, ab, ap = np.empty((na, 3)), np.empty((0, 3, 3)), np.empty((na, 2))
+    for k in range(Q.shape[0]):
+        q, v = Q[k], V[k]
         if pgather.shape[0]:
             particle_energy(q, v, pgather, pmass, pg, pe)
-            T += pe[0]
-            U += pe[1]
+            out[k, 0] += pe[0]
+            out[k, 1] += pe[1]
         if nl:
+            _extended_rows(Q, V, k, qe, ve)
             link_kernel(qe, ve, lgather, lk, lk, lL0, 0.0, 0.0, false_, lr, lb, lp)
             for i in range(nl):
-                U += 0.5 * lk[i] * (lp[i, 1] - lL0[i]) ** 2
+                out[k, 1] += 0.5 * lk[i] * (lp[i, 1] - lL0[i]) ** 2
         if na:
             anchor_kernel(q, v, agather, apoint, ak, ak, 0.0, 0.0, false_, ar, ab, ap)
             for i in range(na):
-                U += ap[i, 0]
-        out[k, 0], out[k, 1], out[k, 2] = T, U, bad[0]
+                out[k, 1] += ap[i, 0]
 
 
 class CompiledEnergy:
@@ -206,6 +281,22 @@ class CompiledEnergy:
         # length, crash elements): states saved with their own history are evaluated one by one under it
         self._python_stateful = any(g.history().size for g in self.python_families)
         self._row = np.empty((1, 3))
+        self._families = None       # the families' tuples as energy_rows gets them (_call)
+
+    def _call(self, Q, V, srefs, out) -> None:
+        """:func:`energy_rows` on the universal family tuples or on those of this model's families (None for the
+        absent ones: a smaller compile; flexmb/compiled/specialization.py), chosen at the first call."""
+        if self._families is None:
+            from .specialization import universal
+            full = (self.bodies, self.flex, self.springs, self.contacts, self.motors, self.parts)
+            p = self.parts
+            absent = (self.bodies[0].shape[0] == 0, self.flex[0].shape[0] == 0, self.springs[5].size == 0,
+                      self.contacts[8].size == 0, self.motors[0].size == 0,
+                      p[0].shape[0] + p[3].shape[0] + p[6].shape[0] == 0)
+            special = tuple(None if a else part for a, part in zip(absent, full))
+            self._families = (full if universal(energy_rows, (Q, V, srefs, *full, out), (Q, V, srefs, *special, out))
+                              else special)
+        energy_rows(Q, V, srefs, *self._families, out)
 
     def _srefs(self) -> np.ndarray:
         """The springs' unwrapping references as the groups hold them now (1, springs)."""
@@ -255,8 +346,7 @@ class CompiledEnergy:
         q = np.ascontiguousarray(q, dtype=float).reshape(1, -1)
         v = np.ascontiguousarray(v, dtype=float).reshape(1, -1)
         out = self._row
-        energy_rows(q, v, self._srefs(), self.bodies, self.flex, self.springs, self.contacts, self.motors,
-                    self.parts, out)
+        self._call(q, v, self._srefs(), out)
         if out[0, 2] or not self.all_compiled:
             return self._fallback(q[0], v[0], out[0])
         return float(out[0, 0]), float(out[0, 1])
@@ -284,8 +374,7 @@ class CompiledEnergy:
             srefs = self._sref_rows(history)
             per_row = srefs is None
         if not per_row:
-            energy_rows(Q, V, srefs, self.bodies, self.flex, self.springs, self.contacts, self.motors,
-                        self.parts, out)
+            self._call(Q, V, srefs, out)
             if self.all_compiled and not out[:, 2].any():
                 return out[:, 0].copy(), out[:, 1].copy()
             for k in range(nt):

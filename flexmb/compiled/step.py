@@ -23,12 +23,13 @@ helper gets only the part it uses, since numba passes a tuple as all its arrays'
 ``(bodies, joints, flex, norm, springs, contacts, loads, driver_rows, motors, particles, ropes)`` with
 
 * ``bodies = (idx, mass, J, gravity, pos_body)``: rigid bodies (flexmb/compiled/rigid.py), block positions;
-* ``joints = (gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess)``: joint primitive groups; row g
+* ``joints = (gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess, kinds)``: joint primitive groups; row g
   of ``gtab`` is ``(kind, n, rows per instance, nx, m_i, modes of S, offset in gather/scatter, in u0, in S,
   first instance (its drive block of f, f'', constant is ``drive[3 first:3 (first + n)]``), first row, offset
   in the flat Jacobian, in the flat Hessian)``, kinds numbered in
   the order of ``flexmb.joints.kernels.ROWS`` (point, dot1, dot2, distance, angle, coordinate), the other
-  arrays flat and concatenated group by group;
+  arrays flat and concatenated group by group; ``kinds`` has an int per kind, or None for a kind no group has
+  (a specialized model, flexmb/compiled/specialization.py: that kind's kernels are not compiled);
 * ``flex = (ftab, fdata, idata, wdata, ftabs, fidx, pos_flex)``: flexible-body groups; row f of ``ftab`` is
   ``(offset, length) of its float, int and work buffers, first row and rows of its table in ftabs, n, m,
   offset in fidx, offset in pos_flex`` (flexmb/compiled/flexible.py ``pack``);
@@ -191,34 +192,37 @@ def _group(g, gtab, gather, scatter, u0, S, drive):
 
 
 @njit(cache=True)
-def _rows(kind, qe, ve, gather, u0, S, mi, drive, phi, jac, gamma):
-    if kind == 0:
+def _rows(kind, point, dot1, dot2, distance, angle, coordinate, qe, ve, gather, u0, S, mi, drive, phi, jac, gamma):
+    """The ``_<kind>_rows`` kernel of joint kind ``kind``. The arguments named after the kinds are the joints'
+    ``kinds`` (part 9 of the joints); one that is None leaves its kernel out of the compile."""
+    if kind == 0 and point is not None:
         _point_rows(qe, ve, gather, u0, S, mi, drive, phi, jac, gamma)
-    elif kind == 1:
+    elif kind == 1 and dot1 is not None:
         _dot1_rows(qe, ve, gather, u0, S, mi, drive, phi, jac, gamma)
-    elif kind == 2:
+    elif kind == 2 and dot2 is not None:
         _dot2_rows(qe, ve, gather, u0, S, mi, drive, phi, jac, gamma)
-    elif kind == 3:
+    elif kind == 3 and distance is not None:
         _distance_rows(qe, ve, gather, u0, S, mi, drive, phi, jac, gamma)
-    elif kind == 4:
+    elif kind == 4 and angle is not None:
         _angle_rows(qe, ve, gather, u0, S, mi, drive, phi, jac, gamma)
-    else:
+    elif kind == 5 and coordinate is not None:
         _coordinate_rows(qe, ve, gather, u0, S, mi, drive, phi, jac, gamma)
 
 
 @njit(cache=True)
-def _hess(kind, qe, gather, u0, S, mi, lam, H):
-    if kind == 0:
+def _hess(kind, point, dot1, dot2, distance, angle, coordinate, qe, gather, u0, S, mi, lam, H):
+    """The ``_<kind>_hess`` kernel of joint kind ``kind`` (the kinds' arguments as in :func:`_rows`)."""
+    if kind == 0 and point is not None:
         _point_hess(qe, gather, u0, S, mi, lam, H)
-    elif kind == 1:
+    elif kind == 1 and dot1 is not None:
         _dot1_hess(qe, gather, u0, S, mi, lam, H)
-    elif kind == 2:
+    elif kind == 2 and dot2 is not None:
         _dot2_hess(qe, gather, u0, S, mi, lam, H)
-    elif kind == 3:
+    elif kind == 3 and distance is not None:
         _distance_hess(qe, gather, u0, S, mi, lam, H)
-    elif kind == 4:
+    elif kind == 4 and angle is not None:
         _angle_hess(qe, gather, u0, S, mi, lam, H)
-    else:
+    elif kind == 5 and coordinate is not None:
         _coordinate_hess(qe, gather, u0, S, mi, lam, H)
 
 
@@ -249,7 +253,9 @@ def group_rows(g, qe, ve, joints, phi, jac):
     gtab, gather, scatter, u0, S, drive = joints[0], joints[1], joints[2], joints[3], joints[4], joints[5]
     kind, r, mi, row0, gg, sg, ug, Sg, dg = _group(g, gtab, gather, scatter, u0, S, drive)
     n, nx, oj = gg.shape[0], gg.shape[1], gtab[g, 11]
-    _rows(kind, qe, ve, gg, ug, Sg, mi, dg, phi[row0:row0 + n * r], view(jac, oj, (n * r, nx)), phi[0:0])
+    ks = joints[9]
+    _rows(kind, ks[0], ks[1], ks[2], ks[3], ks[4], ks[5], qe, ve, gg, ug, Sg, mi, dg, phi[row0:row0 + n * r],
+          view(jac, oj, (n * r, nx)), phi[0:0])
 
 
 @njit(cache=True)
@@ -297,10 +303,12 @@ def _motor_group(g, motors):
             motors[11][par], motors[12][par], motors[13][opos:opos + n * (nx + 1) * (nx + 1)])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def motors_power(q, v, motors):
     """Supply power minus losses ``sum V i - r_a i^2 - D omega^2`` (W) of the DC motors at their current
     voltages (as ``DCMotorGroup.power``)."""
+    if motors is None:
+        return 0.0
     false_, angle_ = np.bool_(False), np.int64(ANGLE)  # no literals (docs/architecture.md §2)
     qe, ve = _extended(q, v)
     P = 0.0
@@ -316,10 +324,12 @@ def motors_power(q, v, motors):
     return P
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def accept_springs(q, v, springs):
     """After an accepted step: the unwrapping reference of angle springs moves to their angles there (as
     ``ScalarSpringGroup.accept``); returns the dampers' power ``-sum c x_dot^2`` (W)."""
+    if springs is None:
+        return 0.0
     false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
     qe, ve = _extended(q, v)
     P = 0.0
@@ -336,30 +346,14 @@ def accept_springs(q, v, springs):
     return P
 
 
-# -- the equations -----------------------------------------------------------------------------------------
+# -- the families' terms (one function per family; each returns at once for a part that is None) ------------
 @njit(cache=True)
-def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, phi, vals):
-    """Residual ``r`` (nq), constraint values ``phi`` (m: joint rows, then one normalization row per body)
-    and, when ``with_matrix``, the Newton matrix ``[[cM M + cC C + cK K + cH H, Phi_q^T], [Phi_q, D]]``
-    added into ``vals`` (flat, zeroed by the caller) at the pattern positions. Rows with ``act`` False are
-    switched off (zero row, 1 on the diagonal), as in ``Assembly.residual``. ``dyn`` holds the contacts'
-    approach-speed history ``(speed, in_contact, last_rate)`` per pair. Returns False when a spring or a
-    sphere-sphere contact has no direction (coincident points)."""
-    false_, angle_ = np.bool_(False), np.int64(ANGLE)  # no literals (docs/architecture.md §2)
-    bodies, joints, flex, norm, springs, contacts, loads, driver_rows, motors, particles = model[:10]
+def rigid_terms(bodies, q, v, vd, cM, cC, cK, with_matrix, r, vals):
+    """Add the rigid bodies' residual rows (flexmb/compiled/rigid.py) into ``r`` and, when ``with_matrix``, their
+    7 x 7 blocks into ``vals``."""
+    if bodies is None:
+        return
     idx, mass, J, gravity, pos_body = bodies
-    gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess = joints
-    ftab, fdata, idata, wdata, ftabs, fidx, pos_flex = flex
-    ncols, pos_norm_jac, pos_norm_jacT, pos_norm_hess, pos_D = norm[0], norm[1], norm[2], norm[3], norm[4]
-    nb = ncols.shape[0]
-    m = phi.size
-    mj = m - nb
-    qe, ve = _extended(q, v)
-    lam_act = np.empty(m)
-    for i in range(m):
-        lam_act[i] = lam[i] if act[i] else 0.0
-    r[:] = 0.0
-    # rigid bodies
     if idx.shape[0]:
         rb = np.empty((idx.shape[0], 7))
         blk = np.empty((idx.shape[0], 7, 7))
@@ -367,7 +361,14 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
         add_at(r, flat(idx), flat(rb))
         if with_matrix:
             add_at(vals, pos_body, flat(blk))
-    # flexible-body groups
+
+
+@njit(cache=True)
+def flexible_terms(flex, q, v, vd, cM, cC, cK, with_matrix, r, vals):
+    """Add the flexible-body groups' residual rows and blocks (flexmb/compiled/flexible.py ``evaluate``)."""
+    if flex is None:
+        return
+    ftab, fdata, idata, wdata, ftabs, fidx, pos_flex = flex
     for f in range(ftab.shape[0]):
         n, mm, oi, op = ftab[f, 8], ftab[f, 9], ftab[f, 10], ftab[f, 11]
         k = 7 + mm
@@ -381,19 +382,34 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
         add_at(r, fidx[oi:oi + n * k], flat(rf))
         if with_matrix:
             add_at(vals, pos_flex[op:op + n * k * k], flat(bf))
-    # scalar spring-dampers and bushings, one kernel per group (compiled/forces.py)
+
+
+@njit(cache=True)
+def spring_terms(springs, qe, ve, cC, cK, with_matrix, r, vals):
+    """Add the scalar spring-damper and bushing groups' terms (compiled/forces.py ``spring_kernel``, one call per
+    group); False when a spring has no direction (the general path reports it)."""
+    if springs is None:
+        return True
     for sg in range(springs[0].shape[0]):
-        code, mi, mj_, gg, sc_, vec, shp, sides, k, c, x0, ref, pos = _spring_group(sg, springs)
+        code, mi, mj, gg, sc_, vec, shp, sides, k, c, x0, ref, pos = _spring_group(sg, springs)
         n, nx = gg.shape
         x, xd, rs = np.empty(n), np.empty(n), np.empty((n, nx))
         bs = np.empty((n if with_matrix else 1, nx, nx))
-        if spring_kernel(code, qe, ve, gg, vec, shp, sides, mi, mj_, ref, k, c, x0, cK, cC, with_matrix, x, xd,
+        if spring_kernel(code, qe, ve, gg, vec, shp, sides, mi, mj, ref, k, c, x0, cK, cC, with_matrix, x, xd,
                          rs, bs) >= 0:
-            return False            # a spring without direction: the general path reports it
+            return False
         add_at(r, sc_.reshape(-1), rs.reshape(-1))
         if with_matrix:
             add_at(vals, pos, bs.reshape(-1))
-    # applied forces and torques (compiled/forces.py loads_kernel), their vectors at this time in lvec
+    return True
+
+
+@njit(cache=True)
+def load_terms(loads, q, v, cK, with_matrix, r, vals):
+    """Add the applied forces and torques at their vectors of this time (``loads[4]``; compiled/forces.py
+    ``loads_kernel``)."""
+    if loads is None:
+        return
     lidx = loads[0]
     if lidx.shape[0]:
         nl = lidx.shape[0]
@@ -404,45 +420,64 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
         add_at(r, lidx.reshape(-1), rl.reshape(-1))
         if with_matrix:
             add_at(vals, loads[5], bl.reshape(-1))
-    # DC motors, one kernel per group (compiled/forces.py motor_kernel); the charge's acceleration is in vd
+
+
+@njit(cache=True)
+def motor_terms(motors, qe, ve, vd, cM, cC, cK, with_matrix, r, vals):
+    """Add the DC motors' terms, one kernel call per group (compiled/forces.py ``motor_kernel``; the charge's
+    acceleration is in ``vd``)."""
+    if motors is None:
+        return
+    angle_ = np.int64(ANGLE)  # no literal (docs/architecture.md §2)
     for g in range(motors[0].shape[0]):
-        mi, mj_, gg, sc_, vec, shp, sides, state, ref, K, ra, L, D, V, pos = _motor_group(g, motors)
+        mi, mj, gg, sc_, vec, shp, sides, state, ref, K, ra, L, D, V, pos = _motor_group(g, motors)
         n, nx = gg.shape
         rm = np.empty((n, nx + 1))
         bm = np.empty((n if with_matrix else 1, nx + 1, nx + 1))
-        motor_kernel(angle_, qe, ve, vd, gg, state, vec, shp, sides, mi, mj_, ref, K, ra, L, D, V, cM, cC, cK,
+        motor_kernel(angle_, qe, ve, vd, gg, state, vec, shp, sides, mi, mj, ref, K, ra, L, D, V, cM, cC, cK,
                      with_matrix, rm, bm)
         add_at(r, sc_.reshape(-1), rm.reshape(-1))
         if with_matrix:
             add_at(vals, pos, bm.reshape(-1))
-    # contact pairs with built-in laws, one kernel per group (compiled/forces.py contact_kernel)
+
+
+@njit(cache=True)
+def contact_terms(contacts, dyn, qe, ve, cC, cK, with_matrix, r, vals):
+    """Add the contact pairs with built-in laws, one kernel call per group (compiled/forces.py ``contact_kernel``,
+    ``contact_friction``) under the approach-speed history ``dyn``; False at a pair without a normal."""
+    if contacts is None:
+        return True
+    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
     speed, in_contact, last_rate = dyn
     for cg in range(contacts[0].shape[0]):
-        (code, mi, mj_, sign, gg, sc_, vec, shp, sides, offset, kind, K, nn, hh, vmin, cc, pos,
+        (code, mi, mj, sign, gg, sc_, vec, shp, sides, offset, kind, K, nn, hh, vmin, cc, pos,
          par) = _contact_group(cg, contacts)
         n, nx = gg.shape
         x, xd, F, dF, dFd = np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n)
         Jc, Hv, rc = np.empty((n, nx)), np.empty((n, nx)), np.empty((n, nx))
         bc = np.empty((n if with_matrix else 1, nx, nx))
-        if contact_kernel(code, qe, ve, gg, vec, shp, sides, mi, mj_, sign, offset, kind, K, nn, hh, vmin, cc,
+        if contact_kernel(code, qe, ve, gg, vec, shp, sides, mi, mj, sign, offset, kind, K, nn, hh, vmin, cc,
                           speed[par], in_contact[par], last_rate[par], false_, cC, cK, with_matrix, x, xd, F, dF,
                           dFd, Jc, Hv, rc, bc) >= 0:
             return False
         if contacts[15][cg]:        # friction of the pairs with a built-in friction law (ContactGroup._friction)
-            contact_friction(contacts[16][cg], sign, qe, ve, gg, vec, shp, mi, mj_, contacts[17][par],
+            contact_friction(contacts[16][cg], sign, qe, ve, gg, vec, shp, mi, mj, contacts[17][par],
                              contacts[18][par], contacts[19][par], F, dF, dFd, Jc, Hv, cK if with_matrix else 0.0,
                              cC if with_matrix else 0.0, with_matrix, rc, bc)
         add_at(r, sc_.reshape(-1), rc.reshape(-1))
         if with_matrix:
             add_at(vals, pos, bc.reshape(-1))
-    # particles, their links and anchors (compiled/particles.py)
-    if particles[0].shape[0] or particles[4].shape[0] or particles[9].shape[0]:
-        if not particle_terms(q, v, vd, qe, ve, particles, cM, cC, cK, with_matrix, r, vals):
-            return False
-    # rope-pulley pairs (compiled/rope.py), model[10]
-    if model[10][0].shape[0]:
-        rope_terms(qe, ve, model[10], cC, cK, with_matrix, r, vals)
-    # joint primitives, one kernel per group
+    return True
+
+
+@njit(cache=True)
+def joint_terms(joints, qe, ve, act, lam_act, with_matrix, cH, r, phi):
+    """The joint primitive groups (one kernel call per group): ``Phi`` into ``phi``, ``Phi_q^T lambda`` of the active
+    rows added into ``r``; returns the flat Jacobian (switched-off rows zero) and, when ``with_matrix`` and
+    ``cH`` != 0, the flat Hessians of ``lambda . Phi`` (:func:`joint_matrix` adds them)."""
+    if joints is None:
+        return np.empty(0), np.empty(0)
+    gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess, ks = joints
     jac = np.empty(pos_jac.size)
     H = np.empty(pos_hess.size)
     joint_rows(qe, ve, joints, phi, jac)
@@ -456,7 +491,61 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
                 jg[i, :] = 0.0
         add_transpose_product(r, sg, jg, lam_act[rows], act[rows])
         if with_matrix and cH != 0.0:
-            _hess(kind, qe, gg, ug, Sg, mi, lam_act[rows], view(H, oh, (n, nx, nx)))
+            _hess(kind, ks[0], ks[1], ks[2], ks[3], ks[4], ks[5], qe, gg, ug, Sg, mi, lam_act[rows],
+                  view(H, oh, (n, nx, nx)))
+    return jac, H
+
+
+@njit(cache=True)
+def joint_matrix(joints, jac, H, cH, vals):
+    """Add the joint rows' Jacobian (both blocks ``Phi_q`` and ``Phi_q^T``) and ``cH`` times their Hessians."""
+    if joints is None:
+        return
+    add_at(vals, joints[6], jac)
+    add_at(vals, joints[7], jac)
+    if cH != 0.0:
+        add_scaled_at(vals, joints[8], H, cH)
+
+
+@njit(cache=True)
+def copy_references(springs, out):
+    """The springs' unwrapping references (``springs[8]``) into ``out``."""
+    if springs is not None:
+        out[:] = springs[8]
+
+
+# -- the equations -----------------------------------------------------------------------------------------
+@njit(cache=True)
+def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, phi, vals):
+    """Residual ``r`` (nq), constraint values ``phi`` (m: joint rows, then one normalization row per body)
+    and, when ``with_matrix``, the Newton matrix ``[[cM M + cC C + cK K + cH H, Phi_q^T], [Phi_q, D]]``
+    added into ``vals`` (flat, zeroed by the caller) at the pattern positions. Rows with ``act`` False are
+    switched off (zero row, 1 on the diagonal), as in ``Assembly.residual``. ``dyn`` holds the contacts'
+    approach-speed history ``(speed, in_contact, last_rate)`` per pair. Returns False when a spring or a
+    sphere-sphere contact has no direction (coincident points). A family's part of the model may be None (the
+    model has none of it): its code is then not compiled (module docstring)."""
+    bodies, joints, flex, norm, springs, contacts, loads, driver_rows, motors, particles = model[:10]
+    ncols, pos_norm_jac, pos_norm_jacT, pos_norm_hess, pos_D = norm[0], norm[1], norm[2], norm[3], norm[4]
+    nb = ncols.shape[0]
+    m = phi.size
+    mj = m - nb
+    qe, ve = _extended(q, v)
+    lam_act = np.empty(m)
+    for i in range(m):
+        lam_act[i] = lam[i] if act[i] else 0.0
+    r[:] = 0.0
+    rigid_terms(bodies, q, v, vd, cM, cC, cK, with_matrix, r, vals)
+    flexible_terms(flex, q, v, vd, cM, cC, cK, with_matrix, r, vals)
+    if not spring_terms(springs, qe, ve, cC, cK, with_matrix, r, vals):
+        return False                # a spring without direction: the general path reports it
+    load_terms(loads, q, v, cK, with_matrix, r, vals)
+    motor_terms(motors, qe, ve, vd, cM, cC, cK, with_matrix, r, vals)
+    if not contact_terms(contacts, dyn, qe, ve, cC, cK, with_matrix, r, vals):
+        return False
+    if not particle_terms(particles, q, v, vd, qe, ve, cM, cC, cK, with_matrix, r, vals):
+        return False
+    rope_terms(model[10], qe, ve, cC, cK, with_matrix, r, vals)
+    jac, H = joint_terms(joints, qe, ve, act, lam_act, with_matrix, cH, r, phi)
     for i in range(mj):
         if not act[i]:
             phi[i] = 0.0
@@ -471,10 +560,7 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
             r[ncols[bb, c]] += lam_act[row] * q[ncols[bb, c]]
     if not with_matrix:
         return True
-    add_at(vals, pos_jac, jac)
-    add_at(vals, pos_jacT, jac)
-    if cH != 0.0:
-        add_scaled_at(vals, pos_hess, H, cH)
+    joint_matrix(joints, jac, H, cH, vals)
     for bb in range(nb):
         row = mj + bb
         w = 1.0 if act[row] else 0.0
@@ -577,19 +663,33 @@ def powers(q, v, lam, act, model):
     """``(non-conservative power, driver power)`` (W) at an accepted state: the modal damping of the flexible
     bodies ``-sum eta_d^T D eta_d``, the applied loads ``Q . v`` and ``-sum lambda_d (Phi_q,d v)`` over the active
     driver rows (as ``Assembly.step_end``; the springs' damper power comes with their accept)."""
-    joints, flex, norm, loads, driver_rows = model[1], model[2], model[3], model[6], model[7]
+    p_nc = (loads_power(q, v, model[6]) + motors_power(q, v, model[8]) + particle_power(q, v, model[9])
+            + rope_power(q, v, model[10]) + flexible_power(v, model[2]))
+    return p_nc, driver_power(q, v, lam, act, model[1], model[7], model[3][0].shape[0])
+
+
+@njit(cache=True)
+def flexible_power(v, flex):
+    """Modal damping power ``-sum eta_d^T D eta_d`` (W) of the flexible-body groups."""
+    if flex is None:
+        return 0.0
     ftab, fdata, idata, wdata, ftabs = flex[0], flex[1], flex[2], flex[3], flex[4]
-    gtab, gather = joints[0], joints[1]
     damping_ = np.int64(3)      # energy(): the damping power (no literal, docs/architecture.md §2)
-    p_nc = (loads_power(q, v, loads) + motors_power(q, v, model[8]) + particle_power(q, v, model[9])
-            + rope_power(q, v, model[10]))
+    p = 0.0
     for f in range(ftab.shape[0]):
-        p_nc += flexible_energy(v, v, fdata[ftab[f, 0]:ftab[f, 0] + ftab[f, 1]],
-                                idata[ftab[f, 2]:ftab[f, 2] + ftab[f, 3]], wdata[ftab[f, 4]:ftab[f, 4] + ftab[f, 5]],
-                                ftabs[ftab[f, 6]:ftab[f, 6] + ftab[f, 7]], damping_, np.zeros(0))
-    if driver_rows.size == 0:
-        return p_nc, 0.0
-    nb = norm[0].shape[0]
+        p += flexible_energy(v, v, fdata[ftab[f, 0]:ftab[f, 0] + ftab[f, 1]],
+                             idata[ftab[f, 2]:ftab[f, 2] + ftab[f, 3]], wdata[ftab[f, 4]:ftab[f, 4] + ftab[f, 5]],
+                             ftabs[ftab[f, 6]:ftab[f, 6] + ftab[f, 7]], damping_, np.zeros(0))
+    return p
+
+
+@njit(cache=True)
+def driver_power(q, v, lam, act, joints, driver_rows, nb):
+    """``-sum lambda_d (Phi_q,d v)`` (W) over the active driver rows ``driver_rows`` (``nb`` normalization rows
+    follow the joint rows in ``lam``; None: none)."""
+    if joints is None or driver_rows is None or driver_rows.size == 0:
+        return 0.0
+    gtab, gather = joints[0], joints[1]
     jac = np.empty(joints[6].size)
     phi = np.empty(lam.size - nb)
     qe, ve = _extended(q, v)
@@ -613,12 +713,14 @@ def powers(q, v, lam, act, model):
                 for x in range(nx):
                     s += jac[base + x] * ve[gather[gtab[g, 6] + inst * nx + x]]
                 p_drv -= lam[row] * s
-    return p_nc, p_drv
+    return p_drv
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def loads_power(q, v, loads):
     """Power ``sum Q . v`` (W) of the applied loads at their current vectors (as ``AppliedLoadGroup.power``)."""
+    if loads is None:
+        return 0.0
     false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
     lidx = loads[0]
     if lidx.shape[0] == 0:
@@ -632,14 +734,8 @@ def switched_off_violation(q, off_rows, joints, norm):
     """Largest |Phi| of the rows ``off_rows`` (switched off as redundant) at ``q`` (with v = 0)."""
     ncols = norm[0]
     nb = ncols.shape[0]
-    gtab = joints[0]
-    mj = 0
-    for g in range(gtab.shape[0]):
-        mj = max(mj, gtab[g, 10] + gtab[g, 1] * gtab[g, 2])
-    phi = np.empty(mj + nb)
-    jac = np.empty(joints[6].size)
-    qe, ve = _extended(q, np.zeros(q.size))
-    joint_rows(qe, ve, joints, phi[:mj], jac)
+    phi = joint_values(q, joints, nb)
+    mj = phi.size - nb
     for bb in range(nb):
         s = 0.0
         for c in range(4):
@@ -651,30 +747,69 @@ def switched_off_violation(q, off_rows, joints, norm):
     return worst
 
 
+@njit(cache=True)
+def joint_values(q, joints, extra):
+    """``Phi`` of every joint row at ``q`` (v = 0), followed by ``extra`` entries left unset."""
+    if joints is None:
+        return np.empty(extra)
+    gtab = joints[0]
+    mj = 0
+    for g in range(gtab.shape[0]):
+        mj = max(mj, gtab[g, 10] + gtab[g, 1] * gtab[g, 2])
+    phi = np.empty(mj + extra)
+    qe, ve = _extended(q, np.zeros(q.size))
+    joint_rows(qe, ve, joints, phi[:mj], np.empty(joints[6].size))
+    return phi
+
+
 # -- the time-dependent inputs of a block step ------------------------------------------------------------------
 @njit(cache=True, inline="always")
 def set_step_inputs(k, model, driven, drive_values, load_values, voltage_values):
     """The time-dependent inputs of step k of a block, sampled beforehand: the drivers' f and f'' (``drive_values``
     (steps, 2, len(driven)) into the model's ``drive`` at ``driven``), the applied loads' vectors and the motors'
     supply voltages (left as they are when the arrays are empty: a single step sets them in the model itself)."""
-    drive = model[1][5]
-    for c in range(driven.shape[1]):
-        drive[driven[0, c]] = drive_values[k, 0, c]
-        drive[driven[1, c]] = drive_values[k, 1, c]
+    set_drive(model[1], driven, drive_values[k])
     if load_values.shape[1]:
-        model[6][4][:, :] = load_values[k]
+        set_load_vectors(model[6], load_values[k])
     if voltage_values.shape[1]:
-        model[8][12][:] = voltage_values[k]
+        set_voltages(model[8], voltage_values[k])
+
+
+@njit(cache=True)
+def set_drive(joints, driven, values):
+    """The drivers' f and f'' (``values`` (2, len(driven))) into the joints' ``drive`` at ``driven``."""
+    if joints is None:
+        return
+    drive = joints[5]
+    for c in range(driven.shape[1]):
+        drive[driven[0, c]] = values[0, c]
+        drive[driven[1, c]] = values[1, c]
+
+
+@njit(cache=True)
+def set_load_vectors(loads, values):
+    """The applied loads' vectors (loads, 3) of this step."""
+    if loads is not None:
+        loads[4][:, :] = values
+
+
+@njit(cache=True)
+def set_voltages(motors, values):
+    """The motors' supply voltages of this step."""
+    if motors is not None:
+        motors[12][:] = values
 
 
 # -- particles, particle links and anchors (flexmb/forces/particles.py) -----------------------------------------
 @njit(cache=True)
-def particle_terms(q, v, vd, qe, ve, parts, cM, cC, cK, with_matrix, r, vals):
+def particle_terms(parts, q, v, vd, qe, ve, cM, cC, cK, with_matrix, r, vals):
     """Add the particles' ``m (a - g)``, the links' and the anchors' ``-Q`` (flexmb/compiled/particles.py) into
     ``r`` and, when ``with_matrix``, their blocks ``cM m I``, ``cK dr/dq + cC dr/dv`` into ``vals`` through their
     position maps. ``parts = (pgather, pmass, gravity, pos_p, lgather, lk, lc, lL0, pos_l, agather, apoint, ak, ac,
     pos_a)`` (:class:`flexmb.solvers.compiled_step.CompiledStep`). Returns False when a link has zero length (no
     direction: the general path reports it)."""
+    if parts is None:
+        return True
     pgather, pmass, pg, pos_p, lgather, lk, lc, lL0, pos_l, agather, apoint, ak, ac, pos_a = parts
     n = pgather.shape[0]
     if n:
@@ -714,6 +849,8 @@ def particle_terms(q, v, vd, qe, ve, parts, cM, cC, cK, with_matrix, r, vals):
 def particle_power(q, v, parts):
     """Damper power (W) of the particle links ``-sum c L_dot^2`` and anchors ``-sum c |x_dot|^2`` (as
     ``ParticleLinkGroup.power`` and ``ParticleAnchorGroup.power``)."""
+    if parts is None:
+        return 0.0
     false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
     lgather, lk, lc, lL0, agather, apoint, ak, ac = parts[4], parts[5], parts[6], parts[7], parts[9], parts[10], \
         parts[11], parts[12]
@@ -736,10 +873,12 @@ def particle_power(q, v, parts):
 
 # -- rope-pulley pairs (flexmb/contact/rope.py) ------------------------------------------------------------------
 @njit(cache=True)
-def rope_terms(qe, ve, ropes, cC, cK, with_matrix, r, vals):
+def rope_terms(ropes, qe, ve, cC, cK, with_matrix, r, vals):
     """Add the rope-pulley pairs' ``r = -D^T f'`` into ``r`` and, when ``with_matrix``, their blocks
     ``cK dr/dq + cC dr/dq_dot`` into ``vals`` (one :func:`flexmb.compiled.rope.evaluate_pairs` call, as
     ``RopePulleyGroup.residual``); returns the per-pair parts (n, 9) of ``contact_kernel``."""
+    if ropes is None:
+        return np.empty((0, 9))
     gather, scatter, axis, S, R, K, c, nexp, ka, ca, fkind, fpar, pos = ropes
     n = gather.shape[0]
     parts = np.empty((n, 9))
@@ -759,9 +898,9 @@ def rope_terms(qe, ve, ropes, cC, cK, with_matrix, r, vals):
 def rope_power(q, v, ropes):
     """Power (W, <= 0) of the rope-pulley pairs' radial and axial damping and friction, as
     ``RopePulleyGroup.power``."""
-    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
-    if ropes[0].shape[0] == 0:
+    if ropes is None or ropes[0].shape[0] == 0:
         return 0.0
+    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
     qe, ve = _extended(q, v)
-    return rope_pairs_power(rope_terms(qe, ve, ropes, 0.0, 0.0, false_, np.zeros(q.size), np.zeros(0)), ropes[4],
+    return rope_pairs_power(rope_terms(ropes, qe, ve, 0.0, 0.0, false_, np.zeros(q.size), np.zeros(0)), ropes[4],
                             ropes[8])

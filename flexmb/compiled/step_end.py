@@ -42,6 +42,8 @@ def contact_penetrations(q, v, contacts, delta, rate):
     """Penetration ``delta = sign (x0 - x)`` (m) and its rate ``-sign x_dot`` (m/s) of every pair of the model's
     contact groups (``contacts``, the model tuple's part; pairs concatenated group by group), as
     ``ContactGroup.state``. Returns the first pair whose ``LENGTH`` measure has no direction, or -1."""
+    if contacts is None:
+        return -1
     false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
     ctab = contacts[0]
     qe, ve = _extended(q, v)
@@ -67,19 +69,25 @@ def penetrations(q, v, model, delta, rate):
     """:func:`contact_penetrations` of the pairs, then the rope-pulley pairs' ``radius - rho`` (m) after them (the
     order of ``Assembly.penetrations``: pair groups, then ropes; ``RopePulleyGroup.penetration``) in ``delta``
     (their ``rate`` entries are not used). Returns the first pair without a direction, or -1."""
-    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
     bad = contact_penetrations(q, v, model[5], delta, rate)
-    ropes = model[10]
+    if bad < 0:
+        rope_penetrations(q, v, model[10], delta, rate)
+    return bad
+
+
+@njit(cache=True)
+def rope_penetrations(q, v, ropes, delta, rate):
+    """The rope-pulley pairs' ``radius - rho`` (m) into the last entries of ``delta`` (rates 0)."""
+    if ropes is None or ropes[0].shape[0] == 0:
+        return
+    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
     n = ropes[0].shape[0]
-    if bad >= 0 or n == 0:
-        return bad
     qe, ve = _extended(q, v)
-    p = rope_terms(qe, ve, ropes, 0.0, 0.0, false_, np.zeros(q.size), np.zeros(0))
+    p = rope_terms(ropes, qe, ve, 0.0, 0.0, false_, np.zeros(q.size), np.zeros(0))
     o = delta.size - n
     for k in range(n):
         delta[o + k] = p[k, 4]
         rate[o + k] = 0.0
-    return -1
 
 
 @njit(cache=True)
@@ -89,6 +97,8 @@ def accept_contacts(delta, rate, contacts, speed, in_contact, last_rate):
     (``LawTable.nonconservative_power``), then the history moved on as ``ApproachSpeeds.accept``: a pair that
     penetrates keeps (or captures, at touch) its approach speed, the others are released; every pair's last
     rate is its rate here (docs/theory-contact.md §1.3; Lankarani & Nikravesh 1990 for the hysteresis law)."""
+    if contacts is None:
+        return 0.0
     kind, K, nn, hh, vmin, cc = contacts[8], contacts[9], contacts[10], contacts[11], contacts[12], contacts[13]
     P = 0.0
     for i in range(delta.size):
@@ -110,6 +120,8 @@ def accept_contacts(delta, rate, contacts, speed, in_contact, last_rate):
 def friction_power(q, v, contacts, speed, in_contact, last_rate):
     """Power (W, <= 0) of the friction of the pairs with a friction law at an accepted state, under the step's
     approach-speed history (the normal forces of ``ContactGroup._powers``, then ``contact_friction``)."""
+    if contacts is None:
+        return 0.0
     false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
     P = 0.0
     qe, ve = _extended(q, v)

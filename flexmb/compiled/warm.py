@@ -110,10 +110,45 @@ def _models():
         yield s
 
 
+def pendulum():
+    """A double pendulum of two rigid bodies on revolute joints under gravity: the model whose step specialized to
+    its families (rigid bodies, point and dot1 joint rows; flexmb/compiled/specialization.py) the warm-up
+    compiles too, for the tests that compare it with the universal step."""
+    import flexmb as fm
+    s = fm.System(gravity=(0.0, -9.81, 0.0), name="pendulum")
+    a = s.add(fm.RigidBody(2.0, (1e-3, 0.05, 0.05), position=(0.25, 0.0, 0.0), name="upper"))
+    b = s.add(fm.RigidBody(1.0, (1e-3, 0.08, 0.08), position=(0.5, -0.5, 0.0), name="lower"))
+    s.add(fm.Revolute(s.ground, a, (0.0, 0.0, 0.0), (0.0, 0.0, 1.0), name="pivot"))
+    s.add(fm.Revolute(a, b, (0.5, 0.0, 0.0), (0.0, 0.0, 1.0), name="elbow"))
+    return s
+
+
+def _warm_specialized() -> tuple[int, str, float]:
+    """The step and energy rows specialized to :func:`pendulum`'s families (a short run with energy check)."""
+    from flexmb.compiled import specialization
+    from flexmb.solvers.simulate import simulate
+    c0 = time.process_time()
+    saved, specialization.variant = specialization.variant, "specialized"
+    try:
+        simulate(pendulum(), 0.02, 1e-3, progress=False).energy()
+    finally:
+        specialization.variant = saved
+    return -1, "RigidBody, Revolute (the step specialized to them)", time.process_time() - c0
+
+
 def _warm(k: int, part: str = "all") -> tuple[int, str, float]:
     """Warm-up model ``k`` of :func:`_models`: ``part`` "evaluate" (the general path: residual, matrix,
     energies, step end), "run" (a short run through the integrator, and an adaptive one for the per-step
-    compiled path) or "all"; returns its index, element kinds and CPU seconds."""
+    compiled path) or "all"; returns its index, element kinds and CPU seconds. Runs on the universal step."""
+    from flexmb.compiled import specialization
+    saved, specialization.variant = specialization.variant, "universal"  # the compile that serves every model
+    try:
+        return _warm_model(k, part)
+    finally:
+        specialization.variant = saved
+
+
+def _warm_model(k: int, part: str) -> tuple[int, str, float]:
     import warnings
 
     from flexmb.solvers.simulate import simulate
@@ -143,8 +178,8 @@ def _warm(k: int, part: str = "all") -> tuple[int, str, float]:
 
 
 def _warm_list(tasks: list[tuple[int, str]]) -> list[tuple[int, str, float]]:
-    """:func:`_warm` of each ``(model, part)`` in turn, in one process."""
-    return [_warm(k, part) for k, part in tasks]
+    """:func:`_warm` of each ``(model, part)`` in turn, in one process (model -1: :func:`_warm_specialized`)."""
+    return [_warm_specialized() if k < 0 else _warm(k, part) for k, part in tasks]
 
 
 def _schedule(n: int) -> list[tuple[list, list]]:
@@ -155,12 +190,13 @@ def _schedule(n: int) -> list[tuple[list, list]]:
     without overlap (flexible bodies, rigid bodies, springs, loads, motors and joints on one; contacts,
     friction, ropes, crash elements, particles, sphere clouds and beams on the other); (2) one worker compiles
     the step (model 0's run) while the other compiles the kernels outside it (the exact beam, the general
-    path's crash and rope runs); (3) the other models' runs, which load the step."""
+    path's crash and rope runs, the step specialized to :func:`pendulum`); (3) the other models' runs, which load
+    the step."""
     flexible, beam, exact = n - 3, n - 2, n - 1
     clouds, crash, blocks = n - 6, n - 5, n - 4
     evaluate = lambda *ks: [(k, "evaluate") for k in ks]       # noqa: E731
     return [(evaluate(flexible, 0, *range(1, clouds)), evaluate(crash, blocks, clouds, beam)),
-            ([(0, "run")], [(exact, "all"), (crash, "run")]),
+            ([(0, "run")], [(exact, "all"), (crash, "run"), (-1, "run")]),
             ([(k, "run") for k in (clouds, blocks, flexible)], [(k, "run") for k in (beam, *range(1, clouds))])]
 
 
@@ -175,10 +211,10 @@ def compile_kernels(verbose: bool = True, jobs: int | None = None) -> float:
     def report(done) -> None:
         for k, kinds, cpu in done:
             if verbose:
-                print(f"  model {k + 1}: {kinds} ({cpu:.1f} s CPU; {time.perf_counter() - t0:.1f} s)", flush=True)
+                print(f"  {f'model {k + 1}' if k >= 0 else 'model'}: {kinds} ({cpu:.1f} s CPU; {time.perf_counter() - t0:.1f} s)", flush=True)
 
     if jobs == 1:
-        report(map(_warm, range(n)))
+        report([*map(_warm, range(n)), _warm_specialized()])
         return time.perf_counter() - t0
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor

@@ -113,7 +113,8 @@ class CompiledStep:
         bodies = (rigid.idx, rigid.m, rigid.J, rigid.gravity, dense[h["body"]])
         joints = (np.array(gtab, dtype=np.int64).reshape(-1, 13), cat(gather or [empty_i]),
                   cat(scatter or [empty_i]), cat(u0 or [empty_f]), cat(S or [empty_f]), self.drive,
-                  cat(pos_jac or [empty_i]), cat(pos_jacT or [empty_i]), cat(pos_hess or [empty_i]))
+                  cat(pos_jac or [empty_i]), cat(pos_jacT or [empty_i]), cat(pos_hess or [empty_i]),
+                  (1,) * len(kinds))
         flex = (np.array(ftab, dtype=np.int64).reshape(-1, 12), cat(fdata or [empty_f]), cat(idata or [empty_i]),
                 cat(wdata or [empty_f]), cat(ftabs) if ftabs else np.zeros((0, 6), dtype=np.int64),
                 cat(fidx or [empty_i]), cat(pos_flex or [empty_i]))
@@ -122,6 +123,7 @@ class CompiledStep:
         self.model = (bodies, joints, flex, norm, self._springs(asm, dense), self._contacts(asm, dense),
                       self._loads(asm, dense), np.flatnonzero(asm.driver_rows).astype(np.int64),
                       self._motors(asm, dense), self._particles(asm, dense), self._ropes(asm, dense))
+        self._chosen = {}          # compiled function -> the model tuple it runs on (variant)
         self._no_contacts = (empty_f, np.zeros(0, dtype=bool), empty_f)
         self.driven = np.array([cat([c0 for _, c0, _ in self._drivers] or [empty_i]),
                                 cat([c1 for _, _, c1 in self._drivers] or [empty_i])], dtype=np.int64).reshape(2, -1)
@@ -132,6 +134,32 @@ class CompiledStep:
         self._no_volts, self._no_rows = np.zeros((1, 0)), np.zeros(0, dtype=np.int64)
         from ..compiled import blocks, step
         self._run_block, self.CONVERGED = blocks.run_block, step.CONVERGED
+
+    def specialized_model(self) -> tuple:
+        """The model tuple with None for every family the model lacks: numba then compiles a step without them."""
+        parts = list(self.model)
+        present = set(int(k) for k in parts[1][0][:, 0])      # the joint kinds of the model's groups
+        parts[1] = (*parts[1][:9], tuple(1 if k in present else None for k in range(len(parts[1][9]))))
+        for i in _FAMILY_PARTS:
+            if parts[i][0].shape[0] == 0:
+                parts[i] = None
+        p = parts[9]
+        if not (p[0].shape[0] or p[4].shape[0] or p[9].shape[0]):     # no particles, links or anchors
+            parts[9] = None
+        if parts[7].size == 0:          # no driver rows
+            parts[7] = None
+        return tuple(parts)
+
+    def model_for(self, function, args: list, at: int) -> tuple:
+        """The model tuple that the entry point ``function`` runs on, chosen at its first call with ``args`` (the
+        model at position ``at``): :attr:`model` or :meth:`specialized_model` (flexmb/compiled/specialization.py)."""
+        if function not in self._chosen:
+            from ..compiled.specialization import universal
+            special = self.specialized_model()
+            full = [*args[:at], self.model, *args[at + 1:]]
+            self._chosen[function] = (self.model if universal(function, full, [*args[:at], special, *args[at + 1:]])
+                                      else special)
+        return self._chosen[function]
 
     def _springs(self, asm, dense) -> tuple:
         """The spring-damper groups' part of the model (compiled/step.py); ``self._refs`` keeps each
@@ -331,14 +359,15 @@ class CompiledStep:
         driven, values, loads, volts = inputs
         use_q_tol = q_tol is not None
         off_rows = np.flatnonzero(~self.asm.active).astype(np.int64) if check_off else self._no_rows
-        k, code = self._run_block(
-            int(n), f(s.t), f(t_end), f(h_b), h_state, f(h_nominal), f(h_max), f(h_contact or 0.0),
-            h_contact is not None, bool(locate), f(contact_tol), f(aim_min), c(s.q, dtype=f), c(s.v, dtype=f),
-            c(s.vd, dtype=f), c(s.a, dtype=f), c(s.lam, dtype=f), f(params.alpha_m), f(params.alpha_f),
-            f(params.beta), f(params.gamma), f(tol), c(q_tol if use_q_tol else s.q, dtype=f), use_q_tol,
-            int(max_iter), c(self.asm.active, dtype=bool), driven, c(values, dtype=f), c(loads, dtype=f),
-            c(volts, dtype=f), bool(energy), off_rows, bool(contact_steps), self.model, dyn, pen,
-            f(self.asm.inertia_scale), *out, sref, hist, a_last, stats)
+        args = [int(n), f(s.t), f(t_end), f(h_b), h_state, f(h_nominal), f(h_max), f(h_contact or 0.0),
+                h_contact is not None, bool(locate), f(contact_tol), f(aim_min), c(s.q, dtype=f), c(s.v, dtype=f),
+                c(s.vd, dtype=f), c(s.a, dtype=f), c(s.lam, dtype=f), f(params.alpha_m), f(params.alpha_f),
+                f(params.beta), f(params.gamma), f(tol), c(q_tol if use_q_tol else s.q, dtype=f), use_q_tol,
+                int(max_iter), c(self.asm.active, dtype=bool), driven, c(values, dtype=f), c(loads, dtype=f),
+                c(volts, dtype=f), bool(energy), off_rows, bool(contact_steps), self.model, dyn, pen,
+                f(self.asm.inertia_scale), *out, sref, hist, a_last, stats]
+        args[_MODEL_ARG] = self.model_for(self._run_block, args, _MODEL_ARG)
+        k, code = self._run_block(*args)
         return k, code, out, sref, hist, a_last, stats, float(h_state[0])
 
     def step(self, s, h: float, params, tol: float, max_iter: int, q_tol):
@@ -562,8 +591,10 @@ class CompiledEvaluation:
         vals = np.zeros(self.n * self.n if self.dense else self._nnz) if want else self._empty
         cM, cC, cK, cH = (float(x) for x in coef[:4]) if want else (0.0, 0.0, 0.0, 0.0)
         f = np.ascontiguousarray      # the types of the step's call: one compiled signature (CompiledStep._block)
-        if not self._equations(f(q, dtype=float), f(v, dtype=float), f(a, dtype=float), f(lam, dtype=float),
-                               f(asm.active, dtype=bool), want, cM, cC, cK, cH, c.model, c._dynamic(), r, phi, vals):
+        args = [f(q, dtype=float), f(v, dtype=float), f(a, dtype=float), f(lam, dtype=float),
+                f(asm.active, dtype=bool), want, cM, cC, cK, cH, c.model, c._dynamic(), r, phi, vals]
+        args[10] = c.model_for(self._equations, args, 10)
+        if not self._equations(*args):
             return None
         if self._side:
             qe, ve = extend(q, v)
@@ -582,6 +613,14 @@ class CompiledEvaluation:
         S = sp.csr_matrix(pat.shape)        # empty shell on the fixed structure (as BlockPattern.assemble)
         S.data, S.indices, S.indptr = vals, pat.indices, pat.indptr
         return r, _Rows(phi), S
+
+
+_FAMILY_PARTS = (0, 1, 2, 4, 5, 6, 8, 10)
+"""The parts of the model tuple whose first array has a row per instance or group: rigid bodies, joint groups,
+flexible groups, spring groups, contact groups, loads, motor groups, rope-pulley pairs."""
+
+_MODEL_ARG = 33
+"""Position of the model tuple among the arguments of ``blocks.run_block``."""
 
 
 def family_blocks(asm, kind: type) -> list[tuple]:
