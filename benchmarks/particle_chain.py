@@ -28,6 +28,9 @@ from pathlib import Path
 if __name__ == "__main__":
     for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(_var, "1")
+    # the step compiled for the benchmark model's families (flexmb/compiled/specialization.py; compiled once, in
+    # the first run, and excluded from the timing like every compile); FLEXMB_STEP=universal for the other one
+    os.environ.setdefault("FLEXMB_STEP", "specialized")
 
 import numpy as np
 

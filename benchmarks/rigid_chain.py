@@ -39,6 +39,9 @@ if __name__ == "__main__":
     # (Exudyn: parallel.numberOfThreads = 1)
     for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(_var, "1")
+    # the step compiled for the benchmark model's families (flexmb/compiled/specialization.py; compiled once, in
+    # the first run, and excluded from the timing like every compile); FLEXMB_STEP=universal for the other one
+    os.environ.setdefault("FLEXMB_STEP", "specialized")
 
 import numpy as np
 
@@ -282,7 +285,8 @@ def machine() -> dict:
     except (OSError, subprocess.SubprocessError):
         rev = None
     return {"cpu": cpu, "cores": os.cpu_count(), "platform": platform.platform(), "flexmb_git": rev,
-            "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS"), "python": platform.python_version(),
+            "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS"),
+            "flexmb_step": os.environ.get("FLEXMB_STEP", "auto"), "python": platform.python_version(),
             "numpy": np.__version__, "scipy": scipy.__version__,
             "flexmb": flexmb.__version__, "exudyn": exudyn_version()}
 

@@ -36,6 +36,9 @@ from pathlib import Path
 if __name__ == "__main__":
     for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(_var, "1")
+    # the step compiled for the benchmark model's families (flexmb/compiled/specialization.py; compiled once, in
+    # the first run, and excluded from the timing like every compile); FLEXMB_STEP=universal for the other one
+    os.environ.setdefault("FLEXMB_STEP", "specialized")
 
 import numpy as np
 
@@ -161,6 +164,7 @@ def main(argv=None) -> int:
     if args.out:
         doc = {"benchmark": "spin_up", "date": _dt.datetime.now().isoformat(timespec="seconds"),
                "machine": platform.platform(), "cpus": os.cpu_count(), "flexmb": fm.__version__,
+               "flexmb_step": os.environ.get("FLEXMB_STEP", "auto"),
                "exudyn": ex.exudyn_version(), "h": args.h, "t_end": args.t_end, "rows": rows}
         Path(args.out).write_text(json.dumps(doc, indent=1, default=float))
     return 0
