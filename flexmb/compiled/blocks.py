@@ -18,6 +18,7 @@ from numba import njit
 
 from .step import (CONVERGED, accept_springs, alpha_step, copy_references, powers, set_step_inputs, step_work,
                    switched_off_violation)
+from .views import unowned
 from .step_end import (BAD_CONTACT, ONSET, ONSET_FRACTION_MAX, STEP_CHANGE, accept_contacts, friction_power,
                        onset_fraction, penetrations)
 
@@ -52,6 +53,7 @@ def run_block(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, use
     Returns ``(steps taken, code)``: ``CONVERGED`` when it took ``n_steps`` or reached ``t_end``, else a failure
     code of ``alpha_step``, ``ONSET``, ``STEP_CHANGE`` or ``BAD_CONTACT``. ``last_a`` gets the algorithmic
     acceleration of the last state, ``stats`` the Newton iterations and factorizations."""
+    model = unowned(model)      # the caller holds the arrays: no reference counting of them in the block
     contacts, springs = model[5], model[4]
     speed, in_contact, last_rate = dyn
     nq, m, npair = q0.size, lam0.size, pen.size       # contact pairs, then rope-pulley pairs (no history)
