@@ -93,6 +93,7 @@ def _extended_rows(Q, V, k, qe, ve):
 
 @njit(cache=True)
 def _rigid_rows(Q, V, bodies, out):
+    """Rigid bodies: ``m |r_d|^2 / 2 + w'^T J w' / 2`` and ``-m g . r`` (J) of each state, added into ``out``."""
     if bodies is None:
         return
     idx, mass, J, grav = bodies
@@ -104,6 +105,7 @@ def _rigid_rows(Q, V, bodies, out):
 
 @njit(cache=True)
 def _flexible_rows(Q, V, flex, out):
+    """Flexible-body groups: kinetic energy, gravity potential and strain energy (J) of each state."""
     if flex is None:
         return
     kinetic_, gravity_, strain_ = np.int64(0), np.int64(1), np.int64(2)     # no literals (docs/architecture.md §2)
@@ -130,6 +132,7 @@ def _flexible_rows(Q, V, flex, out):
 
 @njit(cache=True)
 def _spring_rows(Q, V, srefs, springs, out):
+    """Scalar springs: ``k (x - x0)^2 / 2`` (J) of each state (``out[k, 2]`` = 1 at a length without direction)."""
     if springs is None:
         return
     stab, sgather, svecs, sshps, ssides, sk, sx0 = springs
@@ -152,6 +155,7 @@ def _spring_rows(Q, V, srefs, springs, out):
 
 @njit(cache=True)
 def _contact_rows(Q, V, contacts, out):
+    """Contact pairs: ``K delta^(n+1) / (n+1)`` for ``delta > 0`` (J) of each state (``out[k, 2]`` as springs)."""
     if contacts is None:
         return
     ctab, cgather, cvecs, cshps, csides, cref, csign, coffset, cK, cn = contacts
@@ -179,6 +183,7 @@ def _contact_rows(Q, V, contacts, out):
 
 @njit(cache=True)
 def _motor_rows(V, motors, out):
+    """DC motors: ``L_a i^2 / 2`` (J) of each state."""
     if motors is None:
         return
     mstate, mL = motors
@@ -189,6 +194,7 @@ def _motor_rows(V, motors, out):
 
 @njit(cache=True)
 def _particle_rows(Q, V, parts, out):
+    """Particles ``m |x_d|^2 / 2``, ``-m g . x``; links ``k (L - L0)^2 / 2``; anchors ``k |x - x0|^2 / 2`` (J)."""
     if parts is None:
         return
     false_ = np.bool_(False)    # no literal (docs/architecture.md §2)

@@ -16,7 +16,10 @@ entry point called from Python (a single step is a block of one); the functions 
 it (``inline="always"``): numba then compiles and optimizes the step's code once, instead of once more for every
 nested function that links the same kernels (the first compile of a nested entry re-optimizes everything it
 links, docs/architecture.md §2). :func:`equations` is the exception: the sparse compiled evaluation calls it too,
-so it is compiled once on its own and linked into the step.
+so it is compiled once on its own and linked into the step. Each family's terms are one function that takes the
+family's part of the model and returns at once when the part is None (:func:`rigid_terms`, :func:`spring_terms`,
+..., :func:`flexible_power`, :func:`driver_power`): a model tuple with None for its absent families compiles a
+step without their code (flexmb/compiled/specialization.py; docs/architecture.md §2).
 
 The model is a tuple of tuples of arrays (built by :class:`flexmb.solvers.compiled_step.CompiledStep`; each
 helper gets only the part it uses, since numba passes a tuple as all its arrays' fields):
