@@ -155,6 +155,8 @@ def test_auto_variant_prefers_a_compiled_specialized_step(monkeypatch):
         step = cs.CompiledStep(pendulum().compile())
         model = step.model_for(blocks.run_block, [step.model], 0)
         assert (model is step.model) == (expect == "universal"), cached
+    import inspect
+    assert list(inspect.signature(blocks.run_block.py_func).parameters).index("model") == cs._MODEL_ARG
     monkeypatch.setattr(specialization, "variant", "fastest")
     with pytest.raises(fm.errors.ModelError, match="FLEXMB_STEP"):
         cs.CompiledStep(pendulum().compile()).model_for(blocks.run_block, [None], 0)

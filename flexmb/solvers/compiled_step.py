@@ -620,7 +620,7 @@ _FAMILY_PARTS = (0, 1, 2, 4, 5, 6, 8, 10)
 flexible groups, spring groups, contact groups, loads, motor groups, rope-pulley pairs."""
 
 _MODEL_ARG = 33
-"""Position of the model tuple among the arguments of ``blocks.run_block``."""
+"""Position of the model tuple among the arguments of ``blocks.run_block`` (checked by tests/test_compiled_step.py)."""
 
 
 def family_blocks(asm, kind: type) -> list[tuple]:
