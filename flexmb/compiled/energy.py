@@ -37,11 +37,13 @@ __all__ = ["energy_rows", "CompiledEnergy"]
 
 
 @njit(cache=True)
-def _measures(qe, ve, tab, gather, vecs, shps, sides, ref, x, xd, bad):
-    """Measures ``x`` and rates ``xd`` of every instance of the packed groups ``tab`` (rows ``(code, n, nx, m_i,
-    m_j, modes, offset in gather, in vecs, in shps, first instance, ...)``, as
-    ``flexmb.solvers.compiled_step._pack_measures``); ``bad[0]`` set to 1 when a length has no direction."""
+def _measures(Q, V, k, qe, ve, tab, gather, vecs, shps, sides, ref, x, xd, out):
+    """Measures ``x`` and rates ``xd`` at state ``k`` of ``Q``, ``V`` (extended into the work vectors ``qe``, ``ve``)
+    of every instance of the packed groups ``tab`` (rows ``(code, n, nx, m_i, m_j, modes, offset in gather, in
+    vecs, in shps, first instance, ...)``, as ``flexmb.solvers.compiled_step._pack_measures``); ``out[k, 2]`` set
+    to 1 when a length has no direction."""
     false_ = np.bool_(False)      # no literal (docs/architecture.md §2)
+    _extended_rows(Q, V, k, qe, ve)
     for g in range(tab.shape[0]):
         code, n, nx, mi, mj, sm = tab[g, 0], tab[g, 1], tab[g, 2], tab[g, 3], tab[g, 4], tab[g, 5]
         og, ov, osh, op = tab[g, 6], tab[g, 7], tab[g, 8], tab[g, 9]
@@ -53,7 +55,7 @@ def _measures(qe, ve, tab, gather, vecs, shps, sides, ref, x, xd, bad):
         sg = shps[osh:osh + 12 * n * sm].reshape((n, 4, 3, sm))
         if measure_kernel(code, qe, ve, gg, vg, sg, sides[g], mi, mj, ref[op:op + n], false_, xg, xdg,
                           np.empty((n, nx)), np.empty((0, nx, nx))) >= 0:
-            bad[0] = 1
+            out[k, 2] = 1.0
         x[op:op + n] = xg
         xd[op:op + n] = xdg
 
@@ -139,18 +141,12 @@ def _spring_rows(Q, V, srefs, springs, out):
     ns = sk.size
     if ns == 0:
         return
-    nq = Q.shape[1]
-    qe, ve = np.zeros(nq + 7), np.zeros(nq + 7)
+    qe, ve = np.empty(Q.shape[1] + 7), np.empty(Q.shape[1] + 7)
     xs, xds = np.empty(ns), np.empty(ns)
-    bad = np.zeros(1, dtype=np.int64)
     for k in range(Q.shape[0]):
-        _extended_rows(Q, V, k, qe, ve)
-        bad[0] = 0
-        _measures(qe, ve, stab, sgather, svecs, sshps, ssides, srefs[k % srefs.shape[0]], xs, xds, bad)
+        _measures(Q, V, k, qe, ve, stab, sgather, svecs, sshps, ssides, srefs[k % srefs.shape[0]], xs, xds, out)
         for i in range(ns):
             out[k, 1] += 0.5 * sk[i] * (xs[i] - sx0[i]) ** 2
-        if bad[0]:
-            out[k, 2] = 1.0
 
 
 @njit(cache=True)
@@ -162,23 +158,17 @@ def _contact_rows(Q, V, contacts, out):
     nc = cK.size
     if nc == 0:
         return
-    nq = Q.shape[1]
-    qe, ve = np.zeros(nq + 7), np.zeros(nq + 7)
-    xc, xdc = np.empty(nc), np.empty(nc)
     cgroup = np.empty(nc, dtype=np.int64)
     for g in range(ctab.shape[0]):
         cgroup[ctab[g, 9]:ctab[g, 9] + ctab[g, 1]] = g
-    bad = np.zeros(1, dtype=np.int64)
+    qe, ve = np.empty(Q.shape[1] + 7), np.empty(Q.shape[1] + 7)
+    xc, xdc = np.empty(nc), np.empty(nc)
     for k in range(Q.shape[0]):
-        _extended_rows(Q, V, k, qe, ve)
-        bad[0] = 0
-        _measures(qe, ve, ctab, cgather, cvecs, cshps, csides, cref, xc, xdc, bad)
+        _measures(Q, V, k, qe, ve, ctab, cgather, cvecs, cshps, csides, cref, xc, xdc, out)
         for i in range(nc):
             d = csign[cgroup[i]] * (coffset[i] - xc[i])
             if d > 0.0:
                 out[k, 1] += cK[i] * d ** (cn[i] + 1.0) / (cn[i] + 1.0)
-        if bad[0]:
-            out[k, 2] = 1.0
 
 
 @njit(cache=True)
