@@ -82,6 +82,8 @@ class StepState:
 class StepStats:
     newton_iterations: int = 0
     factorizations: int = 0
+    compiled_steps: int = 0         # steps the compiled step converged (single attempts and the steps of blocks)
+    compiled_evaluations: int = 0   # Newton iterations whose residual came from the compiled evaluation
 
 
 class NewtonFailure(Exception):
@@ -132,6 +134,7 @@ class AlphaStepper:
                 q, v, vd, a, lam, iterations, factorizations = out
                 self.stats.newton_iterations += iterations
                 self.stats.factorizations += factorizations
+                self.stats.compiled_steps += 1
                 return StepState(s.t + h, q, v, vd, a, lam)
             # not converged: the general path repeats the step and reports the failure with its diagnostics
         P, asm = self.p, self.asm
@@ -162,6 +165,7 @@ class AlphaStepper:
                    if self.evaluation is not None else None)
             r, c, S = out if out is not None else asm.residual(q, v, vd, lam, t1, coef=coef if need_matrix else None,
                                                                 nh=nh)
+            self.stats.compiled_evaluations += out is not None
             here = (q, v, vd, lam, t1, coef[:3])
             if not newton_rhs(r, c.phi, scale, rhs):
                 raise NewtonFailure(math.inf, self._worst(c.phi), "non-finite residual", not fresh, here)

@@ -166,6 +166,7 @@ class AlphaIntegrator:
         if block.n == 0:
             return None
         self.stats["blocks"] += 1
+        self.newton.stats.compiled_steps += block.n
         t_prev = np.concatenate([[s.t], block.t[:-1]])
         dt = block.t - t_prev
         if self.energy:
@@ -235,6 +236,8 @@ class AlphaIntegrator:
         return culprit_text(self.asm, s.q, s.v, s.vd, s.lam, s.t, coef)
 
     def counters(self) -> dict:
-        """Newton iterations and factorizations so far."""
-        return {"newton_iterations": self.newton.stats.newton_iterations,
-                "factorizations": self.newton.stats.factorizations}
+        """Newton iterations, factorizations, steps taken by the compiled step and Newton iterations evaluated by the
+        compiled evaluation so far (flexmb/solvers/compiled_step.py)."""
+        st = self.newton.stats
+        return {"newton_iterations": st.newton_iterations, "factorizations": st.factorizations,
+                "compiled_steps": st.compiled_steps, "compiled_evaluations": st.compiled_evaluations}
