@@ -1,7 +1,6 @@
 """Export of deformed meshes over time for ParaView (flexmb/io/paraview.py)."""
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
 import sys
@@ -17,9 +16,8 @@ from flexmb.errors import ModelError, NonFiniteError
 from flexmb.fem.mesh import FEMesh
 from flexmb.io.paraview import VTK_FROM_VOIGT, XDMF_FROM_VOIGT, TimeSeriesWriter, write_time_series
 
-HAVE_H5PY = importlib.util.find_spec("h5py") is not None
 GUIDE = Path(__file__).resolve().parents[1] / "docs" / "guide-output.md"
-XDMF_DATA = ["XML", pytest.param("HDF", marks=pytest.mark.skipif(not HAVE_H5PY, reason="needs h5py"))]
+XDMF_DATA = ["XML", "HDF"]
 
 
 # ------------------------------------------------------------------------------------------
@@ -267,14 +265,6 @@ def test_bad_shapes(tmp_path):
     _bad(tmp_path, r"XDMF export cannot write cell type\(s\) \['line4'\]; use fmt='vtu'",
          cells=[("line4", np.array([[0, 1, 2, 3]]))], point_data=None)
     _bad(tmp_path, r"xdmf_data must be 'auto', 'HDF' or 'XML'", xdmf_data="hdf5")
-
-
-@pytest.mark.skipif(HAVE_H5PY, reason="h5py is installed")
-def test_hdf_without_h5py_is_refused(tmp_path):
-    pts, cells = _line()
-    with pytest.raises(ModelError, match=r"xdmf_data='HDF' needs h5py"):
-        write_time_series(tmp_path / "h", pts, cells, [0.0], pts[None], xdmf_data="HDF")
-    assert not list(tmp_path.iterdir())
 
 
 def test_non_finite_values(tmp_path):

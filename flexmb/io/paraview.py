@@ -5,7 +5,7 @@ Files written for ``path = "out/beam"`` (a ``.pvd``/``.xdmf``/``.vtu``/``.h5`` s
     out/beam.pvd               VTK collection: one <DataSet timestep=... file="beam/beam_00000.vtu"/> per step
     out/beam/beam_00000.vtu    one unstructured grid per step, points = current positions
     out/beam.xdmf              XDMF 3 temporal collection (meshio's TimeSeriesWriter)
-    out/beam.h5                its heavy data (HDF5; without h5py the data sit inline in the .xdmf)
+    out/beam.h5                its heavy data (HDF5; with xdmf_data="XML" the data sit inline in the .xdmf)
 
 Geometry. A VTU step holds the deformed mesh itself (points = current global node positions).
 meshio's XDMF time series writes one mesh for all steps and cannot move it, so the XDMF file
@@ -31,7 +31,6 @@ by flexmb.io.mechanism (``Result.export_paraview(path)``).
 """
 from __future__ import annotations
 
-import importlib.util
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -67,8 +66,6 @@ CellsLike = Sequence | Mapping[str, ArrayLike] | meshio.Mesh | FEMesh
 # ----------------------------------------------------------------------------------------------
 # Input checks
 # ----------------------------------------------------------------------------------------------
-def _have_h5py() -> bool:
-    return importlib.util.find_spec("h5py") is not None
 
 
 def _as_formats(fmt: str | Iterable[str]) -> tuple[str, ...]:
@@ -281,8 +278,8 @@ class TimeSeriesWriter:
     cells : [(meshio cell type, (n_b, nodes) connectivity)], a dict type -> connectivity,
         a ``meshio.Mesh`` or an ``FEMesh``.
     fmt : "vtu" (VTU per step + PVD), "xdmf" (XDMF + HDF5) or both.
-    xdmf_data : "HDF" (needs h5py), "XML" (data inline in the .xdmf: small meshes only, the
-        index is rewritten every step) or "auto" (HDF when h5py is installed, else XML).
+    xdmf_data : "HDF" (the data in an HDF5 file beside the .xdmf), "XML" (data inline in the .xdmf: small
+        meshes only, the index is rewritten every step) or "auto" (HDF; h5py is a dependency of flexmb).
     voigt : names of 6-component symmetric-tensor fields given in Voigt order (xx, yy, zz, yz,
         xz, xy), e.g. ("stress",). They are stored in each format's tensor order
         (``VTK_FROM_VOIGT``, ``XDMF_FROM_VOIGT``) so that ParaView's component names and tensor
@@ -313,9 +310,7 @@ class TimeSeriesWriter:
             _check_xdmf_blocks(self.blocks)
             if xdmf_data not in ("auto", "HDF", "XML"):
                 raise ModelError(f"xdmf_data must be 'auto', 'HDF' or 'XML', got {xdmf_data!r}")
-            if xdmf_data == "HDF" and not _have_h5py():
-                raise ModelError("xdmf_data='HDF' needs h5py (pip install h5py); or use xdmf_data='XML'")
-            data_format = xdmf_data if xdmf_data != "auto" else ("HDF" if _have_h5py() else "XML")
+            data_format = "HDF" if xdmf_data == "auto" else xdmf_data
         base.mkdir(parents=True, exist_ok=True)
         if "vtu" in self.formats:
             self.files["pvd"] = base / f"{self.stem}.pvd"
