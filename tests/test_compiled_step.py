@@ -18,6 +18,21 @@ from flexmb.solvers import compiled_step as cs
 AGREE = 1e-10
 
 
+def _compiled(res) -> None:
+    """The run was taken by the compiled step: ``stats["compiled_steps"]`` counts the steps the compiled step
+    converged (a step it declines is taken by the general path and not counted), the accepted steps of its blocks
+    and its single attempts, accepted or rejected after it (error control, contact onsets); attempts a contact
+    block rejects inside itself are not counted. So steps <= compiled_steps <= steps + rejected when every step
+    went through it. Fails when the compiled step declines steps (tests/mutations.py)."""
+    st = res.stats
+    assert 0 < st["steps"] <= st["compiled_steps"] <= st["steps"] + st["rejected"], st
+
+
+def _general(res) -> None:
+    """No step of the run was taken by the compiled step: the reference of a comparison is the general path."""
+    assert res.stats["compiled_steps"] == 0 and res.stats["blocks"] == 0, res.stats
+
+
 def _every_kind() -> tuple[fm.System, list[str]]:
     """Rigid bodies joined by every primitive kind: point (spherical, revolute), dot1 (revolute,
     universal), dot2 and a displacement driver (prismatic), distance, angle (driven revolute), coordinate
@@ -49,13 +64,16 @@ def _every_kind() -> tuple[fm.System, list[str]]:
     return s, ["crank", "rod", "rocker", "pendulum", "slider", "cube", "lift"]
 
 
-def _run(monkeypatch, compiled: bool, **kw):
+def _run(monkeypatch, compiled: bool, t_end: float = 0.3, **kw):
+    """The every-kind model run on the compiled step or (``compiled=False``) on the general path; checks that
+    the run took the path asked for."""
     if not compiled:
         monkeypatch.setattr(cs.CompiledStep, "qualifies", staticmethod(lambda asm, reuse: False))
     s, _ = _every_kind()
     with pytest.warns(UserWarning):          # the four-bar's redundant rows are switched off, with a warning
-        res = fm.simulate(s, t_end=0.3, h=2e-3, **kw)
+        res = fm.simulate(s, t_end=t_end, h=2e-3, **kw)
     monkeypatch.undo()
+    (_compiled if compiled else _general)(res)
     return s, res
 
 
@@ -64,6 +82,8 @@ def test_every_kind_model_takes_the_compiled_step(monkeypatch):
     asm = s.compile()
     assert cs.CompiledStep.qualifies(asm, reuse_matrix=False)
     assert {g.kind for g in asm.groups} == {"point", "dot1", "dot2", "distance", "angle", "coordinate"}
+    _, res = _run(monkeypatch, True, t_end=0.02)
+    _compiled(res)
 
 
 @pytest.mark.parametrize("kw", [{}, {"adaptive": True, "rtol": 1e-5}, {"method": "hht", "rho_inf": 0.7}])
@@ -128,6 +148,8 @@ def test_specialized_step_equals_the_universal_step(monkeypatch):
         assert np.array_equal(getattr(u, name), getattr(sp, name)), name
     assert all(np.array_equal(a, b) for a, b in zip(eu, es))
     assert u.stats["steps"] == 200 and u.stats["newton_iterations"] == sp.stats["newton_iterations"]
+    _compiled(u)
+    _compiled(sp)
     # the specialized run compiled (or loaded) a step whose absent parts are None
     assert any("none" in str(sig) for sig in blocks.run_block.signatures)
     step = cs.CompiledStep(pendulum().compile())
@@ -219,8 +241,11 @@ def test_flexible_models_take_the_compiled_step(monkeypatch, kind):
     s = _flexible_model(kind)
     assert cs.CompiledStep.qualifies(s.compile(), reuse_matrix=False)
     fast = fm.simulate(s, t_end=0.2, h=2e-3)
+    _compiled(fast)
+    assert fast.stats["blocks"] > 0
     monkeypatch.setattr(cs.CompiledStep, "qualifies", staticmethod(lambda asm, reuse: False))
     ref = fm.simulate(_flexible_model(kind), t_end=0.2, h=2e-3)
+    _general(ref)
     assert np.max(np.abs(fast.q - ref.q)) < AGREE
     assert fast.stats["newton_iterations"] == ref.stats["newton_iterations"]
     for key in ("work_nc", "work_drivers"):
@@ -255,8 +280,11 @@ def test_spring_models_take_the_compiled_step(monkeypatch, angle_springs):
     s = _sprung(angle_springs)
     assert cs.CompiledStep.qualifies(s.compile(), reuse_matrix=False)
     fast = fm.simulate(s, t_end=0.5, h=1e-3)
+    _compiled(fast)
+    assert fast.stats["blocks"] > 0
     monkeypatch.setattr(cs.CompiledStep, "qualifies", staticmethod(lambda asm, reuse: False))
     ref = fm.simulate(_sprung(angle_springs), t_end=0.5, h=1e-3)
+    _general(ref)
     assert np.max(np.abs(fast.q - ref.q)) < AGREE
     assert np.max(np.abs(fast.work_nc - ref.work_nc)) < 1e-9 * np.max(np.abs(ref.work_nc))
     assert np.max(np.abs(ref.work_nc)) > 1e-2                   # the dampers dissipated
@@ -268,7 +296,8 @@ def test_spring_models_take_the_compiled_step(monkeypatch, angle_springs):
 
 def _three_paths(monkeypatch, build, **kw):
     """A contact model run three ways: in blocks of compiled steps (the default), in single compiled steps
-    (blocks switched off) and on the general path; returns the systems and results of each."""
+    (blocks switched off) and on the general path; checks that each run took its path and returns the systems and
+    results of each."""
     from flexmb.solvers.stepper import AlphaIntegrator
     runs = []
     for path in ("blocks", "single", "general"):
@@ -277,8 +306,14 @@ def _three_paths(monkeypatch, build, **kw):
             monkeypatch.setattr(AlphaIntegrator, "can_advance", lambda self: False)
         if path == "general":
             monkeypatch.setattr(cs.CompiledStep, "qualifies", staticmethod(lambda asm, reuse: False))
-        runs.append((s, fm.simulate(s, **kw)))
+        res = fm.simulate(s, **kw)
         monkeypatch.undo()
+        if path == "general":
+            _general(res)
+        else:
+            _compiled(res)
+            assert (res.stats["blocks"] > 0) == (path == "blocks"), (path, res.stats)
+        runs.append((s, res))
     return runs
 
 
@@ -308,7 +343,7 @@ def test_contact_models_take_the_compiled_step(monkeypatch):
     s, kw = build({"v": 13.4, "setback": 0.15})
     assert cs.CompiledStep.qualifies(s.compile(), reuse_matrix=False)
     (s, fast), (_, single), (s2, ref) = _three_paths(monkeypatch, lambda: build({"v": 13.4, "setback": 0.15})[0], **kw)
-    assert fast.stats["blocks"] < fast.stats["steps"] / 4         # blocks of several steps were taken
+    assert 0 < fast.stats["blocks"] < fast.stats["steps"] / 4     # blocks of several steps were taken
     _same_run(fast, single, AGREE, 1e-14, AGREE)
     _same_run(fast, ref, 1e-8, 1e-9, 1e-6)
     bulkhead = next(f for f in s.forces if f.name == "bulkhead")
@@ -382,8 +417,11 @@ def test_loaded_models_take_the_compiled_step(monkeypatch):
     s = _loaded()
     assert cs.CompiledStep.qualifies(s.compile(), reuse_matrix=False)
     fast = fm.simulate(s, t_end=0.5, h=1e-3)
+    _compiled(fast)
+    assert fast.stats["blocks"] > 0
     monkeypatch.setattr(cs.CompiledStep, "qualifies", staticmethod(lambda asm, reuse: False))
     ref = fm.simulate(_loaded(), t_end=0.5, h=1e-3)
+    _general(ref)
     assert np.max(np.abs(fast.q - ref.q)) < AGREE
     assert np.max(np.abs(ref.work_nc)) > 1e-2
     assert np.max(np.abs(fast.work_nc - ref.work_nc)) < 1e-9 * np.max(np.abs(ref.work_nc))
@@ -419,10 +457,11 @@ def test_motor_models_take_the_compiled_step(monkeypatch, kw):
     s = _motored(contact)
     assert cs.CompiledStep.qualifies(s.compile(), reuse_matrix=False)
     fast = fm.simulate(s, t_end=0.3, h=1e-3, **kw)
-    if not kw:
-        assert fast.stats["blocks"] > 0
+    _compiled(fast)
+    assert (fast.stats["blocks"] > 0) == (not kw)              # adaptive steps are taken one at a time
     monkeypatch.setattr(cs.CompiledStep, "qualifies", staticmethod(lambda asm, reuse: False))
     ref = fm.simulate(_motored(contact), t_end=0.3, h=1e-3, **kw)
+    _general(ref)
     assert fast.t.size == ref.t.size
     assert np.max(np.abs(fast.q - ref.q)) < AGREE
     i = s.forces[0].offset
