@@ -37,6 +37,26 @@ def _general(monkeypatch) -> None:
     monkeypatch.setattr(cs.CompiledEvaluation, "qualifies", staticmethod(lambda asm: False))
 
 
+def _took_compiled_step(res) -> None:
+    """Every step of the run was converged by the compiled step (``stats["compiled_steps"]``; fixed steps, no
+    rejections), most of them in blocks. Fails when the compiled step declines steps (tests/mutations.py)."""
+    st = res.stats
+    assert st["rejected"] == 0 and st["compiled_steps"] == st["steps"] > 0 and st["blocks"] > 0, st
+
+
+def _took_compiled_evaluation(res) -> None:
+    """Every Newton iteration of the run was evaluated by the compiled evaluation (``stats["compiled_evaluations"]``;
+    an iteration it declines is evaluated by ``Assembly.residual`` and not counted), and no step by the compiled
+    step. Fails when the compiled evaluation declines (tests/mutations.py)."""
+    st = res.stats
+    assert st["compiled_steps"] == 0 and st["compiled_evaluations"] == st["newton_iterations"] > 0, st
+
+
+def _took_general_path(res) -> None:
+    """The reference run: neither the compiled step nor the compiled evaluation took part."""
+    assert res.stats["compiled_steps"] == 0 and res.stats["compiled_evaluations"] == 0, res.stats
+
+
 def _same(fast, ref, work: bool = True) -> None:
     assert fast.t.shape == ref.t.shape
     assert np.max(np.abs(fast.q - ref.q)) < AGREE
@@ -55,8 +75,10 @@ def test_small_particle_chain_takes_the_compiled_step(monkeypatch):
     asm = s.compile()
     assert cs.CompiledStep.qualifies(asm, reuse_matrix=False)
     fast = fm.simulate(s, t_end=0.1, h=1e-3)
+    _took_compiled_step(fast)
     _general(monkeypatch)
     ref = fm.simulate(_chain(10), t_end=0.1, h=1e-3)
+    _took_general_path(ref)
     _same(fast, ref)
     assert np.ptp(ref.particles("chain")[:, -1, 1]) > 1e-3           # the chain swung
 
@@ -79,9 +101,12 @@ def test_sparse_particle_chain_takes_the_compiled_evaluation(monkeypatch):
     monkeypatch.setattr(cs.CompiledEvaluation, "residual", spy)
     fast = fm.simulate(s, t_end=0.05, h=1e-3)
     assert calls and all(calls)
+    assert len(calls) == fast.stats["newton_iterations"]        # one compiled evaluation per Newton iteration
+    _took_compiled_evaluation(fast)
     monkeypatch.undo()
     _general(monkeypatch)
     ref = fm.simulate(_chain(100), t_end=0.05, h=1e-3)
+    _took_general_path(ref)
     _same(fast, ref)
 
 
@@ -109,8 +134,10 @@ def test_sparse_rigid_models_take_the_compiled_evaluation(monkeypatch):
     asm = s.compile()
     assert asm.nq + asm.m > DENSE_LIMIT and cs.CompiledEvaluation.qualifies(asm)
     fast = fm.simulate(s, t_end=0.05, h=1e-3)
+    _took_compiled_evaluation(fast)
     _general(monkeypatch)
     ref = fm.simulate(_rope_of_links(40), t_end=0.05, h=1e-3)
+    _took_general_path(ref)
     _same(fast, ref)
 
 
@@ -148,9 +175,11 @@ def test_sphere_clouds_take_the_compiled_evaluation(monkeypatch, n):
     assert (asm.nq + asm.m > DENSE_LIMIT) == (n == 64) and cs.CompiledEvaluation.qualifies(asm)
     assert not cs.CompiledStep.qualifies(asm, reuse_matrix=False)
     fast = fm.simulate(s, t_end=0.01, h=1e-4)
+    _took_compiled_evaluation(fast)
     _general(monkeypatch)
     monkeypatch.setattr(_Group, "use_kernel", False)
     ref = fm.simulate(_spheres(n), t_end=0.01, h=1e-4)
+    _took_general_path(ref)
     assert fast.t.shape == ref.t.shape and np.max(np.abs(fast.t - ref.t)) < 1e-12
     _same(fast, ref)
     assert fast.history.shape == ref.history.shape

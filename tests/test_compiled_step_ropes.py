@@ -39,6 +39,9 @@ def _small_rope(mu: float = 0.3, shape: str = "linear") -> fm.System:
 
 
 def _paths(monkeypatch, build, paths, **kw):
+    """The model run on each of ``paths``: "blocks" (the default: blocks of compiled steps), "single" (single compiled
+    steps), "evaluation" (the general step with the compiled evaluation) and "general" (neither); checks that each
+    run took its path (tests/mutations.py switches the compiled ones off) and returns (system, result) pairs."""
     out = []
     for path in paths:
         s = build()
@@ -48,9 +51,26 @@ def _paths(monkeypatch, build, paths, **kw):
             monkeypatch.setattr(cs.CompiledStep, "qualifies", staticmethod(lambda asm, reuse: False))
         if path == "general":
             monkeypatch.setattr(cs.CompiledEvaluation, "qualifies", staticmethod(lambda asm: False))
-        out.append((s, fm.simulate(s, progress=False, **kw)))
+        res = fm.simulate(s, progress=False, **kw)
         monkeypatch.undo()
+        _took(res, path)
+        out.append((s, res))
     return out
+
+
+def _took(res, path: str) -> None:
+    """The run took ``path`` (see :func:`_paths`). ``stats["compiled_steps"]`` counts the steps the compiled step
+    converged: the accepted steps of its blocks and its single attempts, accepted or rejected after it (a contact
+    block's own rejections are not counted), so steps <= compiled_steps <= steps + rejected when every step went
+    through it; ``stats["compiled_evaluations"]`` the Newton iterations evaluated by the compiled evaluation."""
+    st = res.stats
+    if path in ("blocks", "single"):
+        assert 0 < st["steps"] <= st["compiled_steps"] <= st["steps"] + st["rejected"], st
+        assert (st["blocks"] > 0) == (path == "blocks"), st
+    elif path == "evaluation":
+        assert st["compiled_steps"] == 0 and st["compiled_evaluations"] == st["newton_iterations"] > 0, st
+    else:
+        assert st["compiled_steps"] == 0 and st["compiled_evaluations"] == 0, st
 
 
 def _same(fast, ref, q_tol: float, t_tol: float) -> None:
