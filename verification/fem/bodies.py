@@ -198,8 +198,10 @@ def craig_bampton_cantilever(quick: bool) -> CaseResult:
     model = sample_model("beam_line.msh", beam="euler-bernoulli")
     full = normal_modes(model, 12, fixed="root")
     f_full = full.frequencies_hz
-    f_local = eigen.frequencies(model, model.dofs("root"), 12) / (2.0 * np.pi)
-    r.check("full_model_two_solvers_rel", np.max(np.abs(f_full / f_local - 1.0)), tolerance="max 1e-9")
+    # a second algorithm: flexmb.reduction solves these 120 dofs densely (LAPACK eigh), the suite's solver by
+    # shift-invert Lanczos (ARPACK, residual tolerance 1e-13): measured 2.5e-13, rising with the mode number
+    f_local = eigen.frequencies(model, model.dofs("root"), 12, method="lanczos") / (2.0 * np.pi)
+    r.check("full_model_two_solvers_rel", np.max(np.abs(f_full / f_local - 1.0)), tolerance="max 1e-10")
     errors = []
     for n in CB_COUNTS:
         ms = craig_bampton(model, {"tip": "tip"}, n_modes=n, fixed="root")
@@ -224,8 +226,10 @@ def craig_bampton_cantilever(quick: bool) -> CaseResult:
         r.metrics[f"error_modes5to8_n{n}"] = float(np.nanmax(errors[j, 4:])) if n else float("nan")
     r.notes = ("meshes/beam_line.msh (20 Euler-Bernoulli elements, steel, 0.02 x 0.02 m), root clamped, one rigid "
                "interface at the tip node, n fixed-interface modes (flexmb.reduction.craig_bampton) against the full "
-               "model's lowest 8 frequencies (flexmb.reduction.normal_modes; the suite's own eigen-solver agrees to "
-               "full_model_two_solvers_rel). The square section gives equal pairs, so the lowest 4 are the first two "
+               "model's lowest 8 frequencies (flexmb.reduction.normal_modes, dense LAPACK at this size; the suite's own "
+               "shift-invert Lanczos solver, verification/fem/eigen.py, agrees to full_model_two_solvers_rel: "
+               "2.5e-13 measured, tolerance 1e-10, the ARPACK residual tolerance 1e-13 with room for the higher "
+               "modes' slower convergence). The square section gives equal pairs, so the lowest 4 are the first two "
                "bending frequencies in each plane. Checks: n = 0 reproduces the closed-form two-term Ritz value "
                "(the Hermite elements represent the static cubics and integrate their mass exactly: rounding only, "
                "1e-9); CB frequencies lie above the full ones (Ritz), and adding modes never raises them (nested "

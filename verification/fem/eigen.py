@@ -1,7 +1,7 @@
 """A small generalized eigen-solver for the frequency cases, independent of flexmb.reduction.
 
 ``K x = lambda M x`` by LAPACK for small problems and by shift-invert Lanczos (scipy
-``eigsh``, mode 3) otherwise, with the factorization of ``K - sigma M`` from
+``eigsh``, mode 3) otherwise (or when asked: ``method="lanczos"``), with the factorization of ``K - sigma M`` from
 ``flexmb.solvers.linalg.factorize`` (CHOLMOD where available, else SuperLU). Kept separate from
 ``flexmb.reduction`` on purpose: the frequency references then check the element matrices
 through a second, plain eigen-solver, and the reduction code is checked against the same
@@ -26,15 +26,21 @@ def eigenvalue_scale(K: sp.spmatrix, M: sp.spmatrix) -> float:
     return float(np.max(k[has] / m[has]))
 
 
+METHODS = ("auto", "dense", "lanczos")
+
+
 def lowest(K: sp.spmatrix, M: sp.spmatrix, k: int, sigma: float = 0.0,
-           vectors: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
-    """The ``k`` eigenvalues nearest above ``sigma`` (ascending), optionally with M-normalized vectors.
+           vectors: bool = False, method: str = "auto") -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """The ``k`` eigenvalues (rad^2/s^2) nearest above ``sigma`` (ascending), optionally with M-normalized vectors.
 
     ``K - sigma M`` must be positive definite (``sigma = 0`` for supported models, a small
-    negative shift for free ones).
+    negative shift for free ones). ``method``: "dense" (LAPACK ``eigh``), "lanczos" (shift-invert Lanczos, ARPACK)
+    or "auto" (dense up to ``DENSE_LIMIT`` dofs).
     """
+    if method not in METHODS:
+        raise ValueError(f"eigen method must be one of {METHODS}, got {method!r}")
     n = K.shape[0]
-    if n <= DENSE_LIMIT:
+    if method == "dense" or (method == "auto" and n <= DENSE_LIMIT):
         # inverse form M x = mu (K - sigma M) x, lambda = sigma + 1/mu: the lowest eigenvalues are
         # then the largest mu, computed to rounding relative to themselves
         mu, X = sla.eigh(M.toarray(), (K - sigma * M).toarray(), subset_by_index=[n - k, n - 1])
@@ -51,10 +57,10 @@ def lowest(K: sp.spmatrix, M: sp.spmatrix, k: int, sigma: float = 0.0,
     return (lam, X) if vectors else lam
 
 
-def frequencies(model, fixed_dofs, k: int) -> np.ndarray:
-    """Lowest ``k`` circular frequencies (rad/s) of an FEModel with ``fixed_dofs`` held."""
+def frequencies(model, fixed_dofs, k: int, method: str = "auto") -> np.ndarray:
+    """Lowest ``k`` circular frequencies (rad/s) of an FEModel with ``fixed_dofs`` held (``method``: :func:`lowest`)."""
     M, K, _ = model.reduce(fixed_dofs)
-    return np.sqrt(np.maximum(lowest(K, M, k), 0.0))
+    return np.sqrt(np.maximum(lowest(K, M, k, method=method), 0.0))
 
 
 def free_spectrum(model, k: int, shift_rtol: float = 1e-10) -> tuple[np.ndarray, float]:
