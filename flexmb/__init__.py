@@ -7,7 +7,7 @@ force elements, and implicit generalized-alpha integration. See docs/guide.md.
 the only literal), read on first access.
 """
 from . import errors
-from .bodies import Body, FlexibleBody, Ground, NonlinearBeam, RigidBody
+from .bodies import Body, FlexibleBody, Ground, NonlinearBeam, PointMass, RigidBody
 from .forces import (Bushing, CrushElement, DCMotor, Force, NodalForce, PlasticHinge, RotationalSpringDamper,
                      SpringDamper, Torque, UserForce, far_562_pulse, triangular_pulse, wrench_to_generalized)
 from .joints import Cylindrical, Distance, Driver, Fixed, Joint, Planar, Prismatic, Revolute, Spherical, Universal
@@ -69,7 +69,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "__version__", "errors", "System", "Body", "Ground", "RigidBody", "FlexibleBody", "NonlinearBeam",
+    "__version__", "errors", "System", "Body", "Ground", "RigidBody", "PointMass", "FlexibleBody", "NonlinearBeam",
     "Joint", "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar", "Distance",
     "Driver", "Winch", "payout_profile", "KnifeEdge", "RollingDisc", "VelocityConstraint", "linearize", "Force", "Torque", "NodalForce", "DCMotor", "PlasticHinge", "CrushElement", "triangular_pulse", "far_562_pulse", "SpherePlaneContact", "SphereSphereContact", "contact", "campbell", "CampbellDiagram", "SpringDamper", "RotationalSpringDamper", "Bushing", "UserForce",
     "Particles", "ParticleLinks", "ParticleAnchors", "SprocketContact", "Sheave", "SheaveRope",

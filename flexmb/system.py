@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TypeVar
 
 from . import checks
+from .bodies import free_rotations
 from .bodies.base import GROUND, Body, Ground
 from .errors import ModelError
 from .forces.base import ForceElement
@@ -165,5 +166,7 @@ class System:
                 if getattr(f, "n_states", 0):
                     f.offset = offset
                     offset += f.n_states
-            self._assembly = Assembly(self)
+            assembly = Assembly(self)
+            free_rotations.hold(assembly)      # rotations without inertia that no joint holds: held still
+            self._assembly = assembly
         return self._assembly

@@ -2,6 +2,6 @@
 from .base import GROUND, Body, Ground, Site
 from .flexible import FlexibleBody, InterfaceSite, NodeSite
 from .nonlinear_beam import NonlinearBeam
-from .rigid import RigidBody
+from .rigid import PointMass, RigidBody
 
-__all__ = ["GROUND", "Body", "Ground", "Site", "RigidBody", "FlexibleBody", "InterfaceSite", "NodeSite", "NonlinearBeam"]
+__all__ = ["GROUND", "Body", "Ground", "Site", "RigidBody", "PointMass", "FlexibleBody", "InterfaceSite", "NodeSite", "NonlinearBeam"]

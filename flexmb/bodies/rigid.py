@@ -19,7 +19,7 @@ from ..errors import ModelError
 from ..io.shapes import rigid_geometry
 from .base import Body
 
-__all__ = ["RigidBody", "RigidBodyGroup"]
+__all__ = ["RigidBody", "PointMass", "RigidBodyGroup"]
 
 
 def _vector3(value, what: str, owner: str) -> np.ndarray:
@@ -33,7 +33,18 @@ def _matrix(value, what: str, owner: str) -> np.ndarray:
         raise ModelError(f"{owner}: {what} must be numbers, got {value!r}") from None
 
 
+ZERO_INERTIA_RTOL = 1e-10
+"""A principal moment below this fraction of the body's largest counts as zero (a slender rod's axial moment, a
+point mass's three): relative to the body's own scale, so that a millimetre or microgram body in SI units is judged
+as its one-metre, one-kilogram copy. Slightly negative moments within it (round-off of a rotated tensor) are
+read as zero; more negative ones are refused."""
+
+
 def _inertia_tensor(inertia, owner: str) -> np.ndarray:
+    """The symmetric 3x3 inertia tensor (kg m^2) of ``inertia`` (3 principal values or a 3x3 matrix), checked
+    relative to its own largest entry: symmetric, positive semi-definite (zero principal moments are allowed,
+    a body without rotational inertia about an axis: see :mod:`flexmb.bodies.free_rotations`), and obeying the
+    triangle inequality of principal moments."""
     J = _matrix(inertia, "inertia", owner)
     if J.shape == (3,):
         J = np.diag(J)
@@ -42,16 +53,21 @@ def _inertia_tensor(inertia, owner: str) -> np.ndarray:
                          f"(shape {J.shape})")
     if not np.all(np.isfinite(J)):
         raise ModelError(f"{owner}: inertia {J.tolist()} is not finite")
-    if not np.allclose(J, J.T, rtol=1e-10, atol=1e-14 * max(1.0, np.abs(J).max())):
+    size = float(np.abs(J).max())
+    if not np.allclose(J, J.T, rtol=1e-10, atol=1e-14 * size):
         raise ModelError(f"{owner}: inertia matrix is not symmetric: {J.tolist()}")
-    w = np.linalg.eigvalsh(0.5 * (J + J.T))
-    if w[0] <= 0.0:
-        raise ModelError(f"{owner}: inertia is not positive definite (principal values {w.tolist()} kg m^2)")
+    J = 0.5 * (J + J.T)
+    w, axes = np.linalg.eigh(J)
+    if w[0] < -ZERO_INERTIA_RTOL * w[2]:
+        raise ModelError(f"{owner}: inertia has a negative principal moment (principal values {w.tolist()} kg m^2); "
+                         f"it must be positive definite or semi-definite")
     # Triangle inequality of principal moments (any real mass distribution obeys it).
     if w[0] + w[1] < w[2] * (1.0 - 1e-9):
         raise ModelError(f"{owner}: principal inertias {w.tolist()} violate the triangle inequality "
                          f"I1 + I2 >= I3 ({w[0] + w[1]:.6g} < {w[2]:.6g}): no physical body has them")
-    return 0.5 * (J + J.T)
+    if w[0] < 0.0:                       # round-off below zero: the moment is zero
+        J = (axes * np.maximum(w, 0.0)) @ axes.T
+    return J
 
 
 UNIT_NORM_TOL = 1e-6
@@ -118,12 +134,14 @@ class RigidBody(Body):
     """
 
     ncoord = 7
+    kind = "rigid body"
+    """What messages call it."""
 
     def __init__(self, mass: float, inertia, position=(0.0, 0.0, 0.0), orientation=None,
                  velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0), name: str | None = None, *,
                  scalar_first: bool | None = None, geometry=None):
         super().__init__(name)
-        owner = f"rigid body {self.name!r}"
+        owner = f"{self.kind} {self.name!r}"
         self.mass = checks.scalar(mass, "mass", owner, sign="positive", unit=" kg")
         self.inertia = _inertia_tensor(inertia, owner)
         self.position = _vector3(position, "position", owner)
@@ -142,6 +160,45 @@ class RigidBody(Body):
         # p_dot = 1/2 E^T omega (global omega), Nikravesh eq. 6.96.
         return np.concatenate([self.velocity, 0.5 * rot.E(self.p0).T @ self.angular_velocity])
 
+    def axes_without_inertia(self) -> np.ndarray:
+        """(k, 3) orthonormal body-frame axes about which the body has no moment of inertia (k = 0 for most
+        bodies, 1 for a slender rod, 3 for a point mass; :data:`ZERO_INERTIA_RTOL`)."""
+        return without_inertia(self.inertia[None])[0]
+
+
+def without_inertia(J: np.ndarray) -> list[np.ndarray]:
+    """For each inertia tensor of ``J`` (n, 3, 3), the (k, 3) orthonormal axes about which it has no moment
+    (one vectorized eigen-decomposition)."""
+    w, V = np.linalg.eigh(J)
+    zero = w <= ZERO_INERTIA_RTOL * np.maximum(w[:, 2:], 0.0)
+    return [V[k][:, zero[k]].T for k in range(len(J))]
+
+
+def stand_in_moment(inertia: np.ndarray, mass: float) -> float:
+    """The moment (kg m^2) the equations give a rotation of a body that has no inertia and that no joint holds
+    (flexmb/bodies/free_rotations.py): its largest principal moment, or for a point mass ``m/4`` (in SI numbers,
+    the size of its translational block ``m`` in the Euler-parameter block ``4 J``)."""
+    return max(float(np.linalg.eigvalsh(inertia)[2]), 0.25 * mass)
+
+
+class PointMass(RigidBody):
+    """A body with mass and no rotational inertia: a :class:`RigidBody` with ``inertia = 0`` whose frame starts
+    at the identity, with its centre at ``position`` (m), moving at ``velocity`` (m/s).
+
+    Its frame turns only as its joints make it: a joint attached away from the centre is a rigid massless
+    lever (``Revolute(ground, mass, point=pivot, axis=...)`` is the simple pendulum of length
+    ``|position - pivot|``, ``Spherical`` the spherical one). Rotations that no joint holds (all three when every
+    joint attaches at the centre, the spin about the lever of a spherical joint) carry no inertia and no load:
+    they are held still (:mod:`flexmb.bodies.free_rotations`); a torque on such a rotation is refused when the
+    run starts.
+    """
+
+    kind = "point mass"
+
+    def __init__(self, mass: float, position=(0.0, 0.0, 0.0), velocity=(0.0, 0.0, 0.0), name: str | None = None, *,
+                 geometry=None):
+        super().__init__(mass, (0.0, 0.0, 0.0), position, None, velocity, (0.0, 0.0, 0.0), name, geometry=geometry)
+
 
 class RigidBodyGroup:
     """All rigid bodies of a system, evaluated in one vectorized call.
@@ -155,7 +212,15 @@ class RigidBodyGroup:
         self.n = len(bodies)
         self.idx = np.array([b.offset + np.arange(7) for b in bodies], dtype=np.int64).reshape(self.n, 7)
         self.m = np.array([b.mass for b in bodies])
+        # the inertia tensors the equations use: the bodies' own, plus a stand-in moment about each rotation that
+        # has no inertia and that nothing holds (flexmb/bodies/free_rotations.py, set when the system compiles)
+        # (until then every axis without inertia gets it, so that the Newton matrix's pattern, probed when the
+        # assembly is built, holds those entries)
         self.J = np.array([b.inertia for b in bodies]).reshape(self.n, 3, 3)
+        self.no_inertia = {k: axes for k, axes in enumerate(without_inertia(self.J)) if len(axes)}
+        for k, axes in self.no_inertia.items():
+            self.J[k] += stand_in_moment(self.J[k], self.m[k]) * axes.T @ axes
+        self.held: list = []          # free_rotations.FreeRotation of the bodies held still
         self.gravity = np.asarray(gravity, dtype=float)
         from ..compiled.rigid import rigid_residual     # numba loads with the first compiled model, not at import
         self._kernel = rigid_residual

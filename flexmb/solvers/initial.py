@@ -18,6 +18,7 @@ import scipy.linalg as sla
 
 from ..errors import (InconsistentInitialConditions, RedundantConstraintError,  # noqa: F401 (old import path)
                       RedundantConstraintWarning, SingularConfigurationError)
+from ..bodies import free_rotations
 from .linalg import SingularMatrixError, factorize, solve_saddle_scaled
 
 RANK_TOL = 1e-8
@@ -183,8 +184,16 @@ def accelerations(asm, q: np.ndarray, v: np.ndarray, t: float) -> tuple[np.ndarr
         raise SingularConfigurationError(
             f"singular configuration at t = {t:.6g} s: the mass/constraint matrix cannot be factorized "
             f"({exc}); the mechanism is at a kinematic singularity or a body has no inertia in a free direction"
-        ) from None
+            f"{_without_inertia(asm)}") from None
     return sol[: asm.nq], sol[asm.nq:]
+
+
+def _without_inertia(asm) -> str:
+    """``" (bodies with rotations without inertia: 'rod' about (1, 0, 0))"`` for the rigid bodies with a zero
+    principal moment (flexmb/bodies/free_rotations.py), '' when there are none."""
+    named = [f"{asm.rigid.bodies[k].name!r} about " + ", ".join(map(free_rotations.axis_text, axes))
+             for k, axes in asm.rigid.no_inertia.items()]
+    return f" (bodies with rotations without inertia: {'; '.join(named)})" if named else ""
 
 
 def consistent_start(asm, t0: float, redundant: str = "remove"):
@@ -193,6 +202,8 @@ def consistent_start(asm, t0: float, redundant: str = "remove"):
     asm.set_active(np.ones(asm.m, dtype=bool))
     q = project_positions(asm, q, t0)
     handle_redundancy(asm, q, t0, redundant)
-    v = project_velocities(asm, q, v, t0)
+    v = free_rotations.lever_rates(asm, q, v, t0)
+    v = free_rotations.drop_spin(asm, q, project_velocities(asm, q, v, t0))
+    free_rotations.check_loads(asm, q, v, t0)
     a, lam = accelerations(asm, q, v, t0)
     return q, v, a, lam

@@ -1,0 +1,158 @@
+"""Rotations that carry no inertia and that no joint holds: found when the system compiles, held still, and
+refused when a load acts on them.
+
+A rigid body may have zero principal moments of inertia: a slender rod (``inertia=(0, I, I)``, no moment about
+its axis) or a point mass (:class:`~flexmb.bodies.rigid.PointMass`, none at all). A rotation about such an axis
+enters the equations of motion only through the joints:
+
+* a joint that turns it with the rest of the motion holds it (a rod on a revolute whose axis is not the rod's
+  axis; a point mass on a revolute away from its centre, a massless lever): the equations are regular as they
+  are;
+* otherwise the rotation is free (the spin of a rod between two spherical joints on its axis; every rotation of a
+  point mass whose joints attach at its centre; the spin of a point mass on a spherical joint about its lever).
+  The mass matrix is singular along it and no constraint row touches it, so the iteration matrix
+  ``[[M, Phi_q^T], [Phi_q, 0]]`` is singular: the equations leave that rotation undetermined. It is no part of
+  the physical motion (no mass moves with it), so flexmb keeps it still: the body's inertia tensor in the
+  equations gets a stand-in moment ``c = max(I_max, m / 4)`` (kg m^2, SI numbers: the body's largest principal
+  moment, or for a point mass the size of its translational block, ``m``, in the Euler-parameter block ``4 J``)
+  about the free axes, and an initial angular velocity about them is dropped.
+
+With the free axes' angular velocity zero the stand-in adds nothing to the motion, the reactions or the
+energies: ``c F F^T omega' = 0`` (F the free axes). The angular velocity stays zero because nothing drives it: no
+constraint row has a component along a free axis (that is what free means), gravity acts at the centre of mass,
+and the gyroscopic moment about a free axis vanishes. A singular inertia tensor that obeys the triangle
+inequality is either zero or that of a rod, ``(0, I, I)``; with the stand-in, Euler's equation about a free axis
+``f`` reads ``c w_f' = (J_a - J_b) w_a w_b`` (a, b the other two principal axes), whose right side is zero when
+``J_a = J_b`` (the rod ``(c, I, I)``, a point mass with one free axis ``(c, 0, 0)``) or when ``w_a`` or ``w_b`` is
+itself a free rate (zero). A torque about a free axis would make the problem ill posed (an infinite angular
+acceleration): :func:`check_loads` refuses it when the run starts, naming the body, the axis and the torque.
+
+A free direction is found per body at the initial configuration: the null space of the constraint Jacobian's
+columns of the body's Euler parameters mapped onto its zero-inertia axes (``p_dot = G(p)^T omega' / 2``, the
+body-frame form of ``p_dot = E(p)^T omega / 2``, docs/theory.md §3.1). Joints whose geometry makes a rotation free
+only at some configurations are not foreseen; a rotation that only several zero-inertia bodies together leave
+free is not held (the start then reports a singular configuration naming the bodies without inertia).
+
+A point mass's angular velocity is no input: at the start its Euler-parameter rates are set by its joints from
+the velocities given (:func:`lever_rates`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import rotations as rot
+from ..errors import ModelError
+from .rigid import RigidBody, stand_in_moment
+
+__all__ = ["FreeRotation", "axis_text", "hold", "lever_rates", "drop_spin", "check_loads"]
+
+HELD_RTOL = 1e-10
+"""A zero-inertia axis counts as held when a constraint row moves with it by more than this fraction of the
+largest entry of the body's constraint-Jacobian columns (rows of unit vectors and lever arms in metres)."""
+
+LOAD_RTOL = 1e-10
+"""A moment about a free axis larger than this fraction of the body's force times its radius of gyration
+(its stand-in one), or of the largest moment on its held axes, is a load: refused."""
+
+
+@dataclass(frozen=True)
+class FreeRotation:
+    """A body's rotations that have no inertia and that no joint holds."""
+
+    body: RigidBody
+    index: int              # the body's position in the rigid-body group (Assembly.rigid)
+    axes: np.ndarray        # (k, 3) orthonormal body-frame axes of the free rotations
+    stand_in: float         # kg m^2, the moment given about them in the equations
+
+
+def axis_text(axis) -> str:
+    """``"(1, 0, 0)"``: a body axis in messages (3 significant digits, no negative zeros)."""
+    return "(" + ", ".join(f"{x:.3g}" for x in np.asarray(axis, dtype=float) + 0.0) + ")"
+
+
+def _free_axes(body: RigidBody, axes: np.ndarray, jac, p: np.ndarray) -> np.ndarray:
+    """The combinations of ``axes`` (k, 3) that no row of ``jac`` (the constraint Jacobian, CSR) turns."""
+    cols = jac[:, body.offset: body.offset + 7].toarray()
+    scale = float(np.abs(cols).max(initial=0.0))
+    turn = cols[:, 3:] @ (0.5 * rot.G(p).T @ axes.T)          # rows x k: Phi_p dp/dtheta
+    if scale == 0.0 or not turn.size:
+        return axes
+    _, sv, vt = np.linalg.svd(turn)
+    sv = np.concatenate([sv, np.zeros(len(axes) - sv.size)])
+    return vt[sv <= HELD_RTOL * scale] @ axes
+
+
+def hold(asm) -> None:
+    """Find the free rotations without inertia of the system's rigid bodies at the initial configuration and
+    give each a stand-in moment in ``asm.rigid.J``, the others (held by joints) none (``asm.rigid.held`` lists
+    the free ones). Costs nothing for a model whose bodies all have full inertia."""
+    group = asm.rigid
+    group.held = []
+    if not group.no_inertia:
+        return
+    q, v = asm.initial_state()
+    jac = asm.constraints(q, v, 0.0).jac.tocsr()
+    for k, axes in group.no_inertia.items():
+        body = group.bodies[k]
+        free = _free_axes(body, axes, jac, q[body.offset + 3: body.offset + 7])
+        c = stand_in_moment(body.inertia, body.mass)
+        group.J[k] = body.inertia + c * free.T @ free
+        if len(free):
+            group.held.append(FreeRotation(body, k, free, c))
+
+
+def lever_rates(asm, q: np.ndarray, v: np.ndarray, t: float) -> np.ndarray:
+    """``v`` with the Euler-parameter rates of the bodies without any rotational inertia (point masses) set by
+    their joints: the least-squares rates that satisfy ``Phi_q v + Phi_t = 0`` with every other rate as given.
+    A point mass's angular velocity is no input (it moves no mass); its velocity is, and a lever (a joint away
+    from its centre) turns with it: without this the velocity projection would split the given velocity between
+    the point's translation and its frame's rotation."""
+    group = asm.rigid
+    points = [group.bodies[k] for k, axes in group.no_inertia.items() if len(axes) == 3]
+    if not points:
+        return v
+    c = asm.constraints(q, v, t)
+    jac = c.jac.tocsc()
+    cols = np.concatenate([b.offset + 3 + np.arange(4) for b in points])
+    v = v.copy()
+    v[cols] = 0.0
+    v[cols] = np.linalg.lstsq(jac[:, cols].toarray(), -(jac @ v + c.phi_t), rcond=None)[0]
+    return v
+
+
+def drop_spin(asm, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``v`` without angular velocity about the held free axes (it moves no mass: not part of the motion)."""
+    if not asm.rigid.held:
+        return v
+    v = v.copy()
+    for f in asm.rigid.held:
+        pc = slice(f.body.offset + 3, f.body.offset + 7)
+        G = rot.G(q[pc])
+        w = 2.0 * G @ v[pc]                                        # omega' = 2 G p_dot
+        v[pc] -= 0.5 * G.T @ (f.axes.T @ (f.axes @ w))
+    return v
+
+
+def check_loads(asm, q: np.ndarray, v: np.ndarray, t: float) -> None:
+    """Refuse a moment about a held free axis at the start (ModelError naming the body, the axis and the
+    moment): with no inertia about it, the body's angular acceleration would be infinite."""
+    if not asm.rigid.held:
+        return
+    zero = np.zeros(asm.nq)
+    r0, _, _ = asm.residual(q, v, zero, np.zeros(asm.m), t)          # M 0 - Q: minus the applied forces
+    for f in asm.rigid.held:
+        o = f.body.offset
+        moment = -0.5 * rot.G(q[o + 3: o + 7]) @ r0[o + 3: o + 7]     # body frame, N m: Q_p = 2 G^T n'
+        force = float(np.linalg.norm(r0[o: o + 3]))
+        about_free = f.axes @ moment
+        held_part = float(np.linalg.norm(moment - f.axes.T @ about_free))
+        limit = LOAD_RTOL * max(force * np.sqrt(f.stand_in / f.body.mass), held_part)
+        k = int(np.argmax(np.abs(about_free)))
+        if abs(about_free[k]) > limit:
+            raise ModelError(
+                f"{f.body.kind} {f.body.name!r}: a moment of {about_free[k]:.6g} N m acts at t = {t:.6g} s about its "
+                f"body axis {axis_text(f.axes[k])}, a rotation with no inertia that no joint holds: its angular "
+                f"acceleration would be infinite. Give the body a moment of inertia about that axis, hold the "
+                f"rotation with a joint, or apply the load at a point on the axis")
