@@ -17,7 +17,7 @@ import pytest
 from scipy.special import ellipk
 
 import flexmb as fm
-from flexmb.errors import ModelError
+from flexmb.errors import ModelError, SingularConfigurationError
 
 G = 9.81
 THETA0 = math.radians(60.0)        # release angle from the downward vertical
@@ -203,3 +203,17 @@ def test_inertia_checks_are_relative_to_the_body():
         fm.RigidBody(mass=1e-9, inertia=(-1e-17, 1e-15, 1e-15), name="speck")
     rod = fm.RigidBody(mass=1e-9, inertia=(-1e-30, 1e-15, 1e-15), name="speck")
     assert np.linalg.eigvalsh(rod.inertia)[0] == 0.0
+
+
+def test_free_rotation_of_several_bodies_is_refused_naming_them():
+    """Two point masses joined by a revolute midway, free in space: the hinge point can move sideways with both
+    levers turning together (a knee without inertia), and the pair can spin about its line. Neither body alone
+    has a free rotation, so nothing is held and the start is refused as singular, naming both bodies and the
+    axes of each free direction."""
+    s = fm.System()
+    a = s.add(fm.PointMass(1.0, position=(-0.5, 0, 0), name="a"))
+    b = s.add(fm.PointMass(1.0, position=(0.5, 0, 0), name="b"))
+    s.add(fm.Revolute(a, b, point=(0, 0, 0), axis=(0, 0, 1), name="hinge"))
+    with pytest.raises(SingularConfigurationError,
+                       match=r"free rotations without inertia.*'a' about \(.*\) with 'b' about \(.*\); 'a' about"):
+        fm.simulate(s, t_end=0.01, h=1e-3, progress=False)       # two free directions (any basis of them)

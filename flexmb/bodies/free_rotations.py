@@ -46,7 +46,7 @@ from .. import rotations as rot
 from ..errors import ModelError
 from .rigid import RigidBody, stand_in_moment
 
-__all__ = ["FreeRotation", "axis_text", "hold", "lever_rates", "drop_spin", "check_loads"]
+__all__ = ["FreeRotation", "axis_text", "hold", "unheld_text", "lever_rates", "drop_spin", "check_loads"]
 
 HELD_RTOL = 1e-10
 """A zero-inertia axis counts as held when a constraint row moves with it by more than this fraction of the
@@ -101,6 +101,37 @@ def hold(asm) -> None:
         group.J[k] = body.inertia + c * free.T @ free
         if len(free):
             group.held.append(FreeRotation(body, k, free, c))
+
+
+def unheld_text(asm, q: np.ndarray, t: float) -> str:
+    """For a start refused as singular: the rotations without inertia that the joints leave free but that
+    :func:`hold` could not hold because they turn several bodies together (``"'a' about (1, 0, 0) with 'b' about
+    (1, 0, 0)"``, one per free direction, '; '-separated), '' when there are none."""
+    group = asm.rigid
+    held = {f.index: f.axes for f in group.held}
+    jac = asm.constraints(q, np.zeros(asm.nq), t).jac.tocsr()
+    owners, columns = [], []
+    for k, axes in group.no_inertia.items():
+        rest = axes - (axes @ held[k].T) @ held[k] if k in held else axes
+        u, sv, _ = np.linalg.svd(rest.T, full_matrices=False)       # orthonormal basis of what is not held
+        o = group.bodies[k].offset
+        for a in u[:, sv > 0.5].T:
+            owners.append((group.bodies[k].name, a))
+            columns.append(jac[:, o + 3: o + 7] @ (0.5 * rot.G(q[o + 3: o + 7]).T @ a))
+    if not columns:
+        return ""
+    turn = np.column_stack(columns)
+    _, sv, vt = np.linalg.svd(turn)
+    sv = np.concatenate([sv, np.zeros(turn.shape[1] - sv.size)])
+    scale = float(np.abs(jac).max()) if jac.nnz else 1.0
+    texts = []
+    for x in vt[sv <= HELD_RTOL * scale]:
+        parts = {}
+        for (name, a), w in zip(owners, x):
+            parts[name] = parts.get(name, 0.0) + w * a
+        texts.append(" with ".join(f"{name!r} about {axis_text(v / np.linalg.norm(v))}"
+                                   for name, v in parts.items() if np.linalg.norm(v) > 1e-6))
+    return "; ".join(texts)
 
 
 def lever_rates(asm, q: np.ndarray, v: np.ndarray, t: float) -> np.ndarray:

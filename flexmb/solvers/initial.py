@@ -184,16 +184,17 @@ def accelerations(asm, q: np.ndarray, v: np.ndarray, t: float) -> tuple[np.ndarr
         raise SingularConfigurationError(
             f"singular configuration at t = {t:.6g} s: the mass/constraint matrix cannot be factorized "
             f"({exc}); the mechanism is at a kinematic singularity or a body has no inertia in a free direction"
-            f"{_without_inertia(asm)}") from None
+            f"{_without_inertia(asm, q, t)}") from None
     return sol[: asm.nq], sol[asm.nq:]
 
 
-def _without_inertia(asm) -> str:
-    """``" (bodies with rotations without inertia: 'rod' about (1, 0, 0))"`` for the rigid bodies with a zero
-    principal moment (flexmb/bodies/free_rotations.py), '' when there are none."""
-    named = [f"{asm.rigid.bodies[k].name!r} about " + ", ".join(map(free_rotations.axis_text, axes))
-             for k, axes in asm.rigid.no_inertia.items()]
-    return f" (bodies with rotations without inertia: {'; '.join(named)})" if named else ""
+def _without_inertia(asm, q: np.ndarray, t: float) -> str:
+    """``" (free rotations without inertia: 'a' about (1, 0, 0) with 'b' about (1, 0, 0))"`` when rotations that
+    carry no inertia are left free by the joints (flexmb/bodies/free_rotations.py), '' otherwise."""
+    if not asm.rigid.no_inertia:
+        return ""
+    free = free_rotations.unheld_text(asm, q, t)
+    return f" (free rotations without inertia, turning several bodies together: {free})" if free else ""
 
 
 def consistent_start(asm, t0: float, redundant: str = "remove"):
