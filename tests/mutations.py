@@ -24,7 +24,10 @@ ENV = "FLEXMB_TEST_MUTATION"
 
 
 def _decline_compiled_step(mp: pytest.MonkeyPatch) -> None:
+    import inspect
+
     from flexmb.solvers import compiled_step as cs
+    contacts = inspect.signature(cs.CompiledStep.run_contacts)
 
     def no_block(s):
         """A block of no steps whose next attempt failed: the integrator takes that step on the general path."""
@@ -33,9 +36,14 @@ def _decline_compiled_step(mp: pytest.MonkeyPatch) -> None:
         return cs.StepBlock(0, empty, np.zeros((0, nq)), np.zeros((0, nq)), np.zeros((0, nq)), np.zeros((0, m)),
                             s.a.copy(), empty, empty, empty, True)
 
-    mp.setattr(cs.CompiledStep, "step", lambda self, s, *args: None)
-    mp.setattr(cs.CompiledStep, "run", lambda self, s, *args: (no_block(s), 0, 0))
-    mp.setattr(cs.CompiledStep, "run_contacts", lambda self, s, n, h_b, h, *args: (no_block(s), 0, 0, h))
+    mp.setattr(cs.CompiledStep, "step", lambda self, s, *args, **kw: None)
+    mp.setattr(cs.CompiledStep, "run", lambda self, s, *args, **kw: (no_block(s), 0, 0))
+
+    def no_contact_block(self, s, *args, **kw):
+        """No steps, and the integrator's next step ``h`` (the argument) left as it was."""
+        return no_block(s), 0, 0, contacts.bind(self, s, *args, **kw).arguments["h"]
+
+    mp.setattr(cs.CompiledStep, "run_contacts", no_contact_block)
 
 
 def _decline_compiled_evaluation(mp: pytest.MonkeyPatch) -> None:
