@@ -217,3 +217,26 @@ def test_free_rotation_of_several_bodies_is_refused_naming_them():
     with pytest.raises(SingularConfigurationError,
                        match=r"free rotations without inertia.*'a' about \(.*\) with 'b' about \(.*\); 'a' about"):
         fm.simulate(s, t_end=0.01, h=1e-3, progress=False)       # two free directions (any basis of them)
+
+
+def test_force_elements_on_a_rotation_without_inertia():
+    """A spring attached to the hung rod on its axis leaves the spin free (runs, no spin); one attached 5 cm off
+    the axis, at rest length, loads the spin as soon as it turns: refused with the moment's rate, k d^2 =
+    100 N/m * (0.05 m)^2 = 0.25 N m/rad; a damper there, c d^2 = 0.0075 N m s/rad."""
+    def rod_with(element):
+        s = fm.System(gravity=(0, -G, 0))
+        rod = s.add(slender_rod(0.5, 1.0, tip_at=(0.0, -0.5, 0.0)))
+        s.add(fm.Spherical(s.ground, rod, point=(0, 0, 0)))
+        s.add(element(s, rod))
+        return s, rod
+
+    s, rod = rod_with(lambda s, rod: fm.SpringDamper(s.ground, rod, point_a=(0.3, -0.4, 0), point_b=(0, -0.4, 0),
+                                                     k=100.0))
+    res = fm.simulate(s, t_end=0.05, h=1e-3, progress=False)
+    assert np.max(np.abs(res.angular_velocity(rod))) < 1e-12
+    for k, c, words in ((100.0, 0.0, r"changes by -?0\.25 N m per rad of"),
+                        (0.0, 3.0, r"changes by -?0\.0075 N m per rad/s")):
+        s, rod = rod_with(lambda s, rod: fm.SpringDamper(s.ground, rod, point_a=(0.3, -0.4, 0.05),
+                                                         point_b=(0, -0.4, 0.05), k=k, c=c))
+        with pytest.raises(ModelError, match=r"rigid body 'rod': a force element's moment " + words):
+            fm.simulate(s, t_end=0.05, h=1e-3, progress=False)

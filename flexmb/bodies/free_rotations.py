@@ -24,8 +24,10 @@ and the gyroscopic moment about a free axis vanishes. A singular inertia tensor 
 inequality is either zero or that of a rod, ``(0, I, I)``; with the stand-in, Euler's equation about a free axis
 ``f`` reads ``c w_f' = (J_a - J_b) w_a w_b`` (a, b the other two principal axes), whose right side is zero when
 ``J_a = J_b`` (the rod ``(c, I, I)``, a point mass with one free axis ``(c, 0, 0)``) or when ``w_a`` or ``w_b`` is
-itself a free rate (zero). A torque about a free axis would make the problem ill posed (an infinite angular
-acceleration): :func:`check_loads` refuses it when the run starts, naming the body, the axis and the torque.
+itself a free rate (zero). A load on a free rotation would make the problem ill posed (an infinite angular
+acceleration): :func:`check_loads` refuses, when the run starts, a moment about a free axis and a force element
+whose moment about it changes as the body turns or spins about it (a spring or damper attached off the axis, a
+rotational spring, a bushing), naming the body, the axis and the moment.
 
 A free direction is found per body at the initial configuration: the null space of the constraint Jacobian's
 columns of the body's Euler parameters mapped onto its zero-inertia axes (``p_dot = G(p)^T omega' / 2``, the
@@ -166,24 +168,84 @@ def drop_spin(asm, q: np.ndarray, v: np.ndarray) -> np.ndarray:
     return v
 
 
-def check_loads(asm, q: np.ndarray, v: np.ndarray, t: float) -> None:
-    """Refuse a moment about a held free axis at the start (ModelError naming the body, the axis and the
-    moment): with no inertia about it, the body's angular acceleration would be infinite."""
-    if not asm.rigid.held:
-        return
+@dataclass(frozen=True)
+class _Loads:
+    """What the force elements apply to one held body at a state: body-frame moments about its free axes (N m),
+    the size of the moment about its held axes (N m) and of the force (N)."""
+
+    free: np.ndarray
+    held: float
+    force: float
+
+
+def _loads(asm, q: np.ndarray, v: np.ndarray, t: float) -> list[_Loads]:
+    """The force elements' loads on every held body (gravity and the bodies' own inertia terms left out): the
+    residual at zero accelerations and multipliers less the rigid bodies' part, ``Q_p = 2 G^T n'``."""
     zero = np.zeros(asm.nq)
-    r0, _, _ = asm.residual(q, v, zero, np.zeros(asm.m), t)          # M 0 - Q: minus the applied forces
+    r0, _, _ = asm.residual(q, v, zero, np.zeros(asm.m), t)
+    _, rb, _ = asm.rigid.residual(q, v, zero)
+    out = []
     for f in asm.rigid.held:
         o = f.body.offset
-        moment = -0.5 * rot.G(q[o + 3: o + 7]) @ r0[o + 3: o + 7]     # body frame, N m: Q_p = 2 G^T n'
-        force = float(np.linalg.norm(r0[o: o + 3]))
+        applied = -(r0[o: o + 7] - rb[f.index])
+        moment = 0.5 * rot.G(q[o + 3: o + 7]) @ applied[3:]
         about_free = f.axes @ moment
-        held_part = float(np.linalg.norm(moment - f.axes.T @ about_free))
-        limit = LOAD_RTOL * max(force * np.sqrt(f.stand_in / f.body.mass), held_part)
-        k = int(np.argmax(np.abs(about_free)))
-        if abs(about_free[k]) > limit:
-            raise ModelError(
-                f"{f.body.kind} {f.body.name!r}: a moment of {about_free[k]:.6g} N m acts at t = {t:.6g} s about its "
-                f"body axis {axis_text(f.axes[k])}, a rotation with no inertia that no joint holds: its angular "
-                f"acceleration would be infinite. Give the body a moment of inertia about that axis, hold the "
-                f"rotation with a joint, or apply the load at a point on the axis")
+        out.append(_Loads(about_free, float(np.linalg.norm(moment - f.axes.T @ about_free)),
+                          float(np.linalg.norm(applied[:3]))))
+    return out
+
+
+PROBE = 1e-6
+"""Rotation (rad) and angular velocity (rad/s) about each free axis with which :func:`check_loads` probes the
+force elements."""
+
+
+def _probed(asm, q: np.ndarray, v: np.ndarray, axis: int, rate: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``(q, v)`` with every held body turned by PROBE about its free axis number ``axis`` (or, ``rate``, spinning
+    at PROBE about it): ``dp = G(p)^T f dtheta / 2``."""
+    q, v = q.copy(), v.copy()
+    for f in asm.rigid.held:
+        if axis < len(f.axes):
+            pc = slice(f.body.offset + 3, f.body.offset + 7)
+            dp = 0.5 * PROBE * rot.G(q[pc]).T @ f.axes[axis]
+            if rate:
+                v[pc] += dp
+            else:
+                q[pc] = (q[pc] + dp) / np.linalg.norm(q[pc] + dp)
+    return q, v
+
+
+def _refuse(f: FreeRotation, k: int, what: str) -> None:
+    raise ModelError(
+        f"{f.body.kind} {f.body.name!r}: {what} about its body axis {axis_text(f.axes[k])}, a rotation with no "
+        f"inertia that no joint holds: its angular acceleration would be infinite. Give the body a moment of "
+        f"inertia about that axis, hold the rotation with a joint, or attach the loads at points on the axis")
+
+
+def check_loads(asm, q: np.ndarray, v: np.ndarray, t: float) -> None:
+    """Refuse, at the start, force elements that act on a held free rotation (ModelError naming the body, the
+    axis and the moment): a moment about it now, or one that changes when the body turns or spins about it (a
+    spring or damper attached off the axis, a rotational spring, a bushing). With no inertia about the axis
+    the angular acceleration would be infinite. Loads that only begin later (a contact not yet touching, a
+    load function zero at the start) are not seen."""
+    if not asm.rigid.held:
+        return
+    base = _loads(asm, q, v, t)
+    for f, b in zip(asm.rigid.held, base):
+        lever = np.sqrt(f.stand_in / f.body.mass)         # m: the radius of gyration of the stand-in moment
+        k = int(np.argmax(np.abs(b.free)))
+        if abs(b.free[k]) > LOAD_RTOL * max(b.force * lever, b.held):
+            _refuse(f, k, f"a moment of {b.free[k]:.6g} N m acts at t = {t:.6g} s")
+    for axis in range(3):
+        for rate, unit in ((False, "rad"), (True, "rad/s")):
+            if not any(axis < len(f.axes) for f in asm.rigid.held):
+                continue
+            probe = _loads(asm, *_probed(asm, q, v, axis, rate), t)
+            for f, b, p in zip(asm.rigid.held, base, probe):
+                if axis >= len(f.axes):
+                    continue
+                lever = np.sqrt(f.stand_in / f.body.mass)
+                change = p.free[axis] - b.free[axis]
+                if abs(change) > LOAD_RTOL * max(b.force, p.force, abs(p.force - b.force)) * lever:
+                    _refuse(f, axis, f"a force element's moment changes by {change / PROBE:.6g} N m per {unit} "
+                                     f"of rotation")

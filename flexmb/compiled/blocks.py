@@ -26,11 +26,13 @@ __all__ = ["run_block"]
 
 
 @njit(cache=True)
-def run_block(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, use_h_contact, locate, contact_tol,
+def run_block(n_steps, times, sizes, h_b, h_state, h_nominal, h_max, h_contact, use_h_contact, locate, contact_tol,
               aim_min, q0, v0, vd0, a0, lam0, am, af, beta, gamma, tol, q_tol, use_q_tol, max_iter, act, driven,
               drive_values, load_values, voltage_values, energy, off_rows, contact_steps, model, dyn, pen, cscale,
               out_t, out_q, out_v, out_vd, out_lam, out_pnc, out_pdrv, out_off, out_sref, out_dyn, last_a, stats):
-    """Up to ``n_steps`` steps from the state at ``t0``; row k of ``out_*`` gets the state after step k (time,
+    """Up to ``n_steps`` steps from the given state, step k of size ``sizes[k]`` (s) ending at ``times[k]`` (s) (both
+    from :func:`flexmb.solvers.step_times.step_times`: the one rule of the step times); row k of ``out_*`` gets the
+    state after step k (time,
     q, v, vd, lambda), its non-conservative and driver powers (W, when ``energy``) and the largest |Phi| of the
     rows switched off as redundant (``off_rows``). ``drive_values`` (n_steps, 2, len(driven)) are f and f'' of
     the driven instances ``driven`` (their positions in the model's ``drive``, (2, n)) at each step's end,
@@ -38,10 +40,10 @@ def run_block(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, use
     the motors' supply voltages; ``q_tol`` the coordinates' absolute tolerances when ``use_q_tol``
     (:func:`~flexmb.compiled.stepping.newton_weights`); ``h_state`` (1,) the integrator's step ``h`` (s).
 
-    Without ``contact_steps`` each step is ``min(h, h_max, t_end - t)`` (``AlphaIntegrator``) and the block ends
-    at ``t_end``, after ``n_steps`` or at a step that fails (its Newton counts included in ``stats``).
-    With ``contact_steps`` (a model with contact pairs, flexmb/compiled/step_end.py): every step is ``h_b``
-    and the block ends before a step of another size (``h_contact`` while a pair's penetration ``pen`` (m)
+    Without ``contact_steps`` the block ends after ``n_steps`` or at a step that fails (its Newton counts included
+    in ``stats``). With ``contact_steps`` (a model with contact pairs, flexmb/compiled/step_end.py): the steps
+    are of size ``h_b`` (the last of the run stretched or shortened to ``t_end`` in ``sizes``) and the block ends
+    before a step that asks another size (``min(h, h_max)``; ``h_contact`` while a pair's penetration ``pen`` (m)
     (contact pairs, then rope-pulley pairs: ``step_end.penetrations``) exceeds ``-contact_tol``, the doubling back to ``h_nominal`` after a shorter step, kept in ``h_state``),
     before a step whose free-flight prediction or Newton result starts a contact (``locate``; onsets later than
     ``aim_min`` into the step), and at a pair without a normal; the contacts' step-end work (friction and
@@ -50,7 +52,7 @@ def run_block(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, use
     ``(speed, in_contact, last_rate)``; Newton counts are those of accepted steps (the integrator takes a
     discarded attempt again and counts it then).
 
-    Returns ``(steps taken, code)``: ``CONVERGED`` when it took ``n_steps`` or reached ``t_end``, else a failure
+    Returns ``(steps taken, code)``: ``CONVERGED`` when it took ``n_steps``, else a failure
     code of ``alpha_step``, ``ONSET``, ``STEP_CHANGE`` or ``BAD_CONTACT``. ``last_a`` gets the algorithmic
     acceleration of the last state, ``stats`` the Newton iterations and factorizations."""
     model = unowned(model)      # the caller holds the arrays: no reference counting of them in the block
@@ -64,22 +66,19 @@ def run_block(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, use
     d1, r1 = np.empty(npair), np.empty(npair)
     st = np.zeros(3)
     work = step_work(nq, m)
-    t = t0
     h = h_state[0]
-    done_tol = 1e-12 * max(1.0, abs(t_end))
     for k in range(n_steps):
-        if t >= t_end - done_tol:
-            return k, CONVERGED
-        h_try = min(h, h_max, t_end - t)              # AlphaIntegrator._attempt
+        h_try = sizes[k]
         if contact_steps:
+            h_ask = min(h, h_max)                      # AlphaIntegrator._attempt
             if use_h_contact:                          # AlphaIntegrator._contact_step
                 touching = False
                 for i in range(npair):
                     if pen[i] > -contact_tol:
                         touching = True
                 if touching:
-                    h_try = min(h_try, h_contact)
-            if h_try != h_b:
+                    h_ask = min(h_ask, h_contact)
+            if h_ask != h_b:
                 return k, STEP_CHANGE
             if locate:                                 # the free-flight prediction of the step
                 for i in range(nq):
@@ -109,13 +108,12 @@ def run_block(n_steps, t0, t_end, h_b, h_state, h_nominal, h_max, h_contact, use
             if h_try < h_nominal:                      # recover the requested step (fixed-step runs)
                 h = min(2.0 * h_try, h_nominal)
                 h_state[0] = h
-        t = t + h_try
         q, q1 = q1, q
         v, v1 = v1, v
         vd, vd1 = vd1, vd
         a, a1 = a1, a
         lam, lam1 = lam1, lam
-        out_t[k] = t
+        out_t[k] = times[k]
         out_q[k] = q
         out_v[k] = v
         out_vd[k] = vd

@@ -335,18 +335,19 @@ class CompiledStep:
             f, _, fa = g.driver_terms(t)
             self.drive[p0], self.drive[p1] = f, fa
 
-    def _block(self, s, n: int, t_end: float, h_b: float, h: float, params, tol: float, max_iter: int,
+    def _block(self, s, times: np.ndarray, sizes: np.ndarray, h_b: float, h: float, params, tol: float, max_iter: int,
                inputs: tuple, energy: bool, check_off: bool = True, *, h_nominal: float = 0.0,
                h_max: float = np.inf, h_contact: float | None = None, locate: bool = False, contact_tol: float = 0.0,
                aim_min: float = 0.0, q_tol=None, contact_steps: bool = False, dyn: tuple | None = None,
                pen: np.ndarray | None = None):
-        """One call of :func:`flexmb.compiled.blocks.run_block` (up to ``n`` steps from state ``s``; ``inputs`` =
+        """One call of :func:`flexmb.compiled.blocks.run_block` (up to ``len(times)`` steps from state ``s``, ending at
+        ``times`` (s), of sizes ``sizes`` (s); ``inputs`` =
         (driven, driver values, load vectors, voltages)); returns ``(steps taken, code, outputs, springs'
         references, contact history, last algorithmic acceleration, [iterations, factorizations], next h)``;
         ``check_off``: the rows switched off as redundant are checked at each step. Every argument goes in the
         types of the entry's one compiled signature (C-contiguous arrays, floats, ints, bools): another layout or
         scalar type would compile the whole step again."""
-        nq, m = s.q.size, s.lam.size
+        nq, m, n = s.q.size, s.lam.size, times.size
         c = np.ascontiguousarray
         f = float
         out = (np.empty(n), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, m)), np.empty(n),
@@ -359,7 +360,7 @@ class CompiledStep:
         driven, values, loads, volts = inputs
         use_q_tol = q_tol is not None
         off_rows = np.flatnonzero(~self.asm.active).astype(np.int64) if check_off else self._no_rows
-        args = [int(n), f(s.t), f(t_end), f(h_b), h_state, f(h_nominal), f(h_max), f(h_contact or 0.0),
+        args = [int(n), c(times, dtype=f), c(sizes, dtype=f), f(h_b), h_state, f(h_nominal), f(h_max), f(h_contact or 0.0),
                 h_contact is not None, bool(locate), f(contact_tol), f(aim_min), c(s.q, dtype=f), c(s.v, dtype=f),
                 c(s.vd, dtype=f), c(s.a, dtype=f), c(s.lam, dtype=f), f(params.alpha_m), f(params.alpha_f),
                 f(params.beta), f(params.gamma), f(tol), c(q_tol if use_q_tol else s.q, dtype=f), use_q_tol,
@@ -370,57 +371,54 @@ class CompiledStep:
         k, code = self._run_block(*args)
         return k, code, out, sref, hist, a_last, stats, float(h_state[0])
 
-    def step(self, s, h: float, params, tol: float, max_iter: int, q_tol):
-        """The step of size h from state ``s`` as ``(q, v, vd, a, lam, iterations, factorizations)``, or
+    def step(self, s, t1: float, h: float, params, tol: float, max_iter: int, q_tol):
+        """The step of size h (s) from state ``s`` to time ``t1`` (s) as ``(q, v, vd, a, lam, iterations, factorizations)``, or
         None when its Newton iteration fails (the caller repeats it on the general path). It is a block of one
         step through the same compiled entry point as :meth:`run` (one function to compile, not two); the
         caller books its energy and history."""
-        self._set_drivers(s.t + h)
-        self._set_loads(s.t + h)
+        self._set_drivers(t1)
+        self._set_loads(t1)
         self._load_history()
-        # t_end = inf: the step is h exactly (run_block takes min(h, h_max, t_end - t))
         k, code, out, _, _, a, stats, _ = self._block(
-            s, 1, np.inf, h, h, params, tol, max_iter,
+            s, np.array([t1]), np.array([h]), h, h, params, tol, max_iter,
             (self._no_driven, self._no_values, self._no_loads, self._no_volts), False, False, h_max=h, q_tol=q_tol)
         if k != 1:
             return None
         return out[1][0], out[2][0], out[3][0], a, out[4][0], int(stats[0]), int(stats[1])
 
-    def run(self, s, n: int, t_end: float, h: float, h_max: float, params, tol: float, max_iter: int,
+    def run(self, s, times: np.ndarray, sizes: np.ndarray, params, tol: float, max_iter: int,
             energy: bool) -> tuple[StepBlock, int, int]:
-        """Up to ``n`` fixed steps from state ``s`` in one compiled call, with the step sizes of
-        ``AlphaIntegrator`` (``min(h, h_max, t_end - t)``); returns the block, Newton iterations and
-        factorizations. The drivers' functions are evaluated here, at the end times of the steps; a block
-        ends before a step whose driver function fails (the general step then raises its error)."""
-        values, loads, volts, n = self._sample_inputs(block_times(s.t, n, t_end, h, h_max))
+        """Fixed steps from state ``s`` in one compiled call, ending at ``times`` (s), of sizes ``sizes`` (s)
+        (:func:`~flexmb.solvers.step_times.step_times`); returns the block, Newton iterations and factorizations.
+        The drivers' functions are evaluated here, at the end times of the steps; a block ends before a step whose
+        driver function fails (the general step then raises its error)."""
+        values, loads, volts, n = self._sample_inputs(list(times))
         self._load_history()
-        k, code, out, _, _, a_last, stats, _ = self._block(s, n, t_end, h, h, params, tol, max_iter,
-                                                           (self.driven, values, loads, volts), energy, h_max=h_max)
+        h = float(sizes[0])
+        k, code, out, _, _, a_last, stats, _ = self._block(s, times[:n], sizes[:n], h, h, params, tol, max_iter,
+                                                           (self.driven, values, loads, volts), energy, h_max=h)
         self._store_history()
         block = StepBlock(k, *(x[:k] for x in out[:5]), a_last, *(x[:k] for x in out[5:]), code != self.CONVERGED)
         return block, int(stats[0]), int(stats[1])
 
     # -- blocks of models with contact pairs (flexmb/compiled/step_end.py) ---------------------------------------
-    def run_contacts(self, s, n: int, h_b: float, h: float, h_nominal: float, h_max: float, t_end: float,
-                     h_contact: float | None, contact_tol: float, locate: bool, aim_min: float, pen: np.ndarray,
-                     params, tol: float, max_iter: int, energy: bool) -> tuple[StepBlock, int, int, float]:
-        """Up to ``n`` steps of size ``h_b`` (s) from state ``s`` of a model with contact pairs in one compiled call
-        (:func:`flexmb.compiled.blocks.run_block` with ``contact_steps``: the block ends before a step of another
-        size or at a contact onset, which the integrator then locates). ``h`` is the integrator's next step (s),
+    def run_contacts(self, s, times: np.ndarray, sizes: np.ndarray, h_b: float, h: float, h_nominal: float,
+                     h_max: float, h_contact: float | None, contact_tol: float, locate: bool, aim_min: float,
+                     pen: np.ndarray, params, tol: float, max_iter: int,
+                     energy: bool) -> tuple[StepBlock, int, int, float]:
+        """Steps of size ``h_b`` (s) from state ``s`` of a model with contact pairs in one compiled call, ending at
+        ``times`` (s), of sizes ``sizes`` (s) (:func:`~flexmb.solvers.step_times.step_times`: ``h_b`` but for a
+        last step to ``t_end``; :func:`flexmb.compiled.blocks.run_block` with ``contact_steps``: the block ends before
+        a step that asks another size or at a contact onset, which the integrator then locates). ``h`` is the integrator's next step (s),
         ``pen`` the penetrations (m) of the accepted state, all pairs concatenated (updated in place). Returns the
         block with the element history after each step (``block.history``), Newton iterations, factorizations and
         the next step ``h``; the groups' histories (approach speeds, unwrapping references) are those of the last
         row."""
-        times, t = [], s.t
-        done = t_end - 1e-12 * max(1.0, abs(t_end))
-        while len(times) < n and t < done and t_end - t >= h_b:
-            t = t + h_b
-            times.append(t)
-        values, loads, volts, n = self._sample_inputs(times)
+        values, loads, volts, n = self._sample_inputs(list(times))
         dyn = self._dynamic()           # fresh arrays (concatenated), moved on by the block
         self._load_history()
         k, code, out, sref, hist, a_last, stats, h_next = self._block(
-            s, n, t_end, h_b, h, params, tol, max_iter, (self.driven, values, loads, volts), energy,
+            s, times[:n], sizes[:n], h_b, h, params, tol, max_iter, (self.driven, values, loads, volts), energy,
             h_nominal=h_nominal, h_max=h_max, h_contact=h_contact, locate=locate, contact_tol=contact_tol,
             aim_min=aim_min, contact_steps=True, dyn=dyn, pen=pen)
         block = StepBlock(k, *(x[:k] for x in out[:5]), a_last, *(x[:k] for x in out[5:]), code != self.CONVERGED)
@@ -478,27 +476,6 @@ class CompiledStep:
             c = cols[id(g)]
             parts += [np.full((k, 1), float(c.shape[1])), c]
         return np.hstack(parts) if parts else np.zeros((k, 0))
-
-
-def block_times(t0: float, n: int, t_end: float, h: float, h_max: float) -> np.ndarray:
-    """The end times (s) of up to ``n`` fixed steps from ``t0``, each of size ``min(h, h_max, t_end - t)`` and none
-    started within ``1e-12 max(1, |t_end|)`` of ``t_end`` (as ``AlphaIntegrator`` and the compiled block
-    :func:`flexmb.compiled.blocks.run_block` step): the same additions in the same order as that loop, in one
-    array (``np.cumsum`` adds sequentially)."""
-    done = t_end - 1e-12 * max(1.0, abs(t_end))
-    step = min(h, h_max)
-    if n <= 0 or not t0 < done:
-        return np.zeros(0)
-    t = np.cumsum(np.concatenate(([t0], np.full(n, step))))      # t[k]: the time before step k
-    start = t[:n]
-    stop = np.flatnonzero(~(start < done) | (t_end - start < step))
-    if stop.size == 0:
-        return t[1:]
-    k = int(stop[0])
-    if not start[k] < done:
-        return t[1:k + 1]
-    last = start[k] + min(step, t_end - start[k])       # the shortened step to t_end, then no more
-    return np.concatenate((t[1:k + 1], [last]))
 
 
 def elimination_order(asm) -> tuple[np.ndarray, list]:

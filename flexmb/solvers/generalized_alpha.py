@@ -121,25 +121,26 @@ class AlphaStepper:
     def forget_matrix(self) -> None:
         self._lu = None
 
-    def step(self, s: StepState, h: float, q_tol: np.ndarray | None = None) -> StepState:
-        """One step of size h from s; raises NewtonFailure.
+    def step(self, s: StepState, h: float, q_tol: np.ndarray | None = None, t1: float | None = None) -> StepState:
+        """One step of size h (s) from s, ending at ``t1`` (s; ``s.t + h`` when not given: the integrator gives the
+        time of its step grid, flexmb/solvers/step_times.py); raises NewtonFailure.
 
         Newton stops when the RMS of the increment, weighted by ``newton_tol (1 + |q|)``, is below 1;
         ``q_tol`` (absolute, per coordinate) tightens that weight where it is smaller: adaptive steps
         need the Newton error well below the local error they estimate (a third difference of
         positions, which carries the Newton error of every position it uses)."""
+        t1 = s.t + h if t1 is None else t1
         if self.compiled is not None:
-            out = self.compiled.step(s, h, self.p, self.tol, self.max_iter, q_tol)
+            out = self.compiled.step(s, t1, h, self.p, self.tol, self.max_iter, q_tol)
             if out is not None:
                 q, v, vd, a, lam, iterations, factorizations = out
                 self.stats.newton_iterations += iterations
                 self.stats.factorizations += factorizations
                 self.stats.compiled_steps += 1
-                return StepState(s.t + h, q, v, vd, a, lam)
+                return StepState(t1, q, v, vd, a, lam)
             # not converged: the general path repeats the step and reports the failure with its diagnostics
         P, asm = self.p, self.asm
         am, af, beta, gamma = P.alpha_m, P.alpha_f, P.beta, P.gamma
-        t1 = s.t + h
         nq = asm.nq
         qp, vp, vdp = np.empty(nq), np.empty(nq), np.empty(nq)
         predict(s.q, s.v, s.vd, s.a, h, am, beta, gamma, qp, vp, vdp)

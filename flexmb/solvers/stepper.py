@@ -18,6 +18,7 @@ import numpy as np
 
 from .generalized_alpha import AlphaParameters, AlphaStepper, ErrorScale, NewtonFailure, StepState, failure_error
 from .initial import project_velocities
+from .step_times import StepGrid, controlled_step, step_times
 from .watch import StallWatch, stall_floor
 
 __all__ = ["AlphaIntegrator", "NEWTON_SHARE", "MAX_CONTACT_CUTS"]
@@ -57,6 +58,7 @@ class AlphaIntegrator:
         self._error_scale = ErrorScale(asm, s0.q)
         self._recent = deque([(s0.t, s0.q)], maxlen=3)   # last accepted (t, q), for the error estimate
         self._span = t_end - t_start
+        self._grid = _start_grid(s0.t, t_start, min(h_nominal, h_max))
         self._cuts = 0
         self._aim_min = 0.05 * (h_contact if h_contact is not None else h_nominal)   # shortest step aimed at a touch
         self._contacts = asm.has_contacts
@@ -67,41 +69,55 @@ class AlphaIntegrator:
 
     @property
     def done(self) -> bool:
-        return self.state.t >= self.t_end - 1e-12 * max(1.0, abs(self.t_end))
+        """Whether the run reached ``t_end`` (its last step lands on it exactly, flexmb/solvers/step_times.py)."""
+        return self.state.t >= self.t_end
 
     def step(self) -> StepState:
         """Take one accepted step (retrying as needed) and return its state; raises ConvergenceError when a
         step fails down to ``h_min``, StallError when the steps collapse."""
         while True:
-            s1, h_try = self._attempt()
+            s1, h_try, grid = self._attempt()
             if s1 is not None:
+                self._grid = grid.after(1)
                 return self._accept(s1, h_try)
 
+    def _plan(self, h: float) -> tuple[StepGrid, float, float]:
+        """The grid of steps of size ``h`` (s) from the accepted state, the end time (s) and size (s) of its next
+        step (``h``, or the last step to ``t_end``; adaptive runs: at most ``h``. flexmb/solvers/step_times.py)."""
+        grid = self._grid.at(self.state.t, h)
+        if self.adaptive:
+            t1, h1 = controlled_step(self.state.t, h, self.t_end)
+            return grid, t1, h1
+        times, sizes = step_times(grid, self.t_end, 1)
+        return grid, float(times[0]), float(sizes[0])
+
     # -- one attempt -------------------------------------------------------
-    def _attempt(self) -> tuple[StepState | None, float]:
+    def _attempt(self) -> tuple[StepState | None, float, StepGrid]:
         s, asm = self.state, self.asm
-        h_try = min(self.h, self.h_max, self.t_end - s.t)
+        grid, t1, h_try = self._plan(min(self.h, self.h_max))
         if self._contacts:
-            h_try = self._contact_step(s, h_try)
+            h_c = self._contact_step(s, h_try)
+            if h_c != h_try:
+                grid, t1, h_try = self._plan(h_c)
         q_tol = (NEWTON_SHARE * (self.atol + self.rtol * self._error_scale.scale) * (h_try / self._span)
                  if self.adaptive else None)
         try:
-            s1 = self.newton.step(s, h_try, q_tol)
+            s1 = self.newton.step(s, h_try, q_tol, t1)
         except NewtonFailure as exc:
             self._reject(h_try)
             if exc.reused:
-                return None, h_try          # retry the same step with a fresh iteration matrix first
+                return None, h_try, grid    # retry the same step with a fresh iteration matrix first
             if h_try / 2 < self.h_min:
-                raise failure_error(exc, s.t + h_try, h_try, asm) from None
+                raise failure_error(exc, t1, h_try, asm) from None
             self.h = h_try / 2
-            return None, h_try
+            return None, h_try, grid
         if self._locate_onsets and self._cuts < MAX_CONTACT_CUTS:
             frac = asm.contact_onset(s.q, s.v, s1.q, s1.v, self.contact_tol, d0=self._pen)
             if frac is not None and frac < 0.99 and h_try * frac >= self._aim_min:
                 self._cuts += 1
                 self._reject(h_try)
                 self.h = h_try * frac                 # land on the moment of touch
-                return None, h_try
+                return None, h_try, grid
         self._cuts = 0
         if self.adaptive:
             err = self.newton.error_norm(s, s1, self._recent, h_try, self.rtol, self.atol,
@@ -110,11 +126,11 @@ class AlphaIntegrator:
             if err > 1.0 and h_try / 2 >= self.h_min:
                 self._reject(h_try)
                 self.h = max(h_try * max(0.2, 0.9 * err ** -0.5), self.h_min)
-                return None, h_try
+                return None, h_try, grid
             self.h = max(h_try * min(2.0, max(0.2, 0.9 * max(err, 1e-10) ** -0.5)), self.h_min)
         elif h_try < self.h_nominal:
             self.h = min(2.0 * h_try, self.h_nominal)   # recover the requested step after a retry
-        return s1, h_try
+        return s1, h_try, grid
 
     def _contact_step(self, s: StepState, h_try: float) -> float:
         """The step limited to ``h_contact`` while a pair touches, and aimed at the moment of touch when a
@@ -156,15 +172,17 @@ class AlphaIntegrator:
         takes it."""
         s = self.state
         if self._contacts:
-            block, iterations, factorizations = self._contact_block(n)
+            block, iterations, factorizations, grid = self._contact_block(n)
         else:
+            grid = self._grid.at(s.t, min(self.h, self.h_max))
+            times, sizes = step_times(grid, self.t_end, n)
             block, iterations, factorizations = self.newton.compiled.run(
-                s, n, self.t_end, self.h, self.h_max, self.newton.p, self.newton.tol, self.newton.max_iter,
-                self.energy)
+                s, times, sizes, self.newton.p, self.newton.tol, self.newton.max_iter, self.energy)
         self.newton.stats.newton_iterations += iterations
         self.newton.stats.factorizations += factorizations
         if block.n == 0:
             return None
+        self._grid = grid.after(block.n)
         self.stats["blocks"] += 1
         self.newton.stats.compiled_steps += block.n
         t_prev = np.concatenate([[s.t], block.t[:-1]])
@@ -189,22 +207,25 @@ class AlphaIntegrator:
 
     def _contact_block(self, n: int):
         """A block of a model with contact pairs: up to ``n`` steps of the size :meth:`_attempt` would take next
-        (``min(h, h_max, t_end - t)``, limited to ``h_contact`` while a pair touches), ending before a step of
-        another size or a contact onset (flexmb/compiled/step_end.py); the penetrations of the accepted state and
-        the next step size move on with it."""
+        (``min(h, h_max)``, limited to ``h_contact`` while a pair touches; the last to ``t_end`` as
+        flexmb/solvers/step_times.py says), ending before a step of another size or a contact onset
+        (flexmb/compiled/step_end.py); the penetrations of the accepted state and the next step size move on with
+        it. Returns the block, Newton iterations, factorizations and the step grid it ran on."""
         s, asm = self.state, self.asm
-        h_b = min(self.h, self.h_max, self.t_end - s.t)
+        h_b = min(self.h, self.h_max)
         if self.h_contact is not None and asm.in_contact(s.q, s.v, self.contact_tol, d=self._pen):
             h_b = min(h_b, self.h_contact)
+        grid = self._grid.at(s.t, h_b)
+        times, sizes = step_times(grid, self.t_end, n)
         pen = np.concatenate(self._pen)
         block, iterations, factorizations, self.h = self.newton.compiled.run_contacts(
-            s, n, h_b, self.h, self.h_nominal, self.h_max, self.t_end, self.h_contact, self.contact_tol,
+            s, times, sizes, h_b, self.h, self.h_nominal, self.h_max, self.h_contact, self.contact_tol,
             self._locate_onsets, self._aim_min, pen, self.newton.p, self.newton.tol, self.newton.max_iter,
             self.energy)
         if block.n:
-            sizes = np.cumsum([d.size for d in self._pen])[:-1]
-            self._pen = np.split(pen, sizes)
-        return block, iterations, factorizations
+            counts = np.cumsum([d.size for d in self._pen])[:-1]
+            self._pen = np.split(pen, counts)
+        return block, iterations, factorizations, grid
 
     def _reject(self, h_try: float) -> None:
         self.stats["rejected"] += 1
@@ -241,3 +262,11 @@ class AlphaIntegrator:
         st = self.newton.stats
         return {"newton_iterations": st.newton_iterations, "factorizations": st.factorizations,
                 "compiled_steps": st.compiled_steps, "compiled_evaluations": st.compiled_evaluations}
+
+
+def _start_grid(t: float, t_start: float, h: float) -> StepGrid:
+    """The step grid at the start state ``t`` (s) of a run from ``t_start`` (s) with steps ``h`` (s): rows at
+    ``t_start + k h``; a run resumed on such a row continues that grid, any other start time anchors its own."""
+    k = round((t - t_start) / h)
+    grid = StepGrid(t_start, k, h)
+    return grid if grid.t == t else StepGrid(t, 0, h)
