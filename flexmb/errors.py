@@ -96,3 +96,15 @@ class ContactMarginWarning(FlexmbWarning):
 class EnergyBalanceWarning(FlexmbWarning):
     """The energy balance of a run (Huston & Liu's accuracy testing function) drifted by more than
     its stated fraction of the energy scale: the step is too coarse or the model unstable."""
+
+
+class UntrustedResultError(FlexmbError):
+    """A result that another process sent (the row of a study case from a Dask worker) was refused: not
+    the plain JSON row flexmb's workers send, columns other than the study's, a value of the wrong type,
+    or the row of another case. The message names the case and what was wrong."""
+
+
+class InsecureConnectionWarning(FlexmbWarning):
+    """A connection to a cluster is neither encrypted nor authenticated and leaves this machine (e.g. a Dask
+    scheduler at a ``tcp://`` address that is not loopback): anyone on the network path can read and alter
+    it, and anyone who can reach the scheduler can run code on its workers and in this process."""

@@ -241,16 +241,21 @@ class Study:
     # -- running ----------------------------------------------------------------
     def run(self, out_dir=None, executor="serial", workers: int | None = None, progress: bool = True,
             resume: bool = True, retry_failed: bool = False, callback=None, npz_every: int = 10,
-            connect_timeout: float = 5.0, mp_context: str | None = None) -> StudyResult:
+            connect_timeout: float = 5.0, mp_context: str | None = None, security=None) -> StudyResult:
         """Run every case not yet recorded in ``out_dir`` and return the whole table.
 
         ``executor``: "serial" (this process), "processes" (a local process pool of
         ``workers`` processes, default the CPU count; ``mp_context`` "fork", "spawn" or
         "forkserver" overrides the platform default), a Dask scheduler address such as
-        "tcp://10.0.0.5:8786", a ``distributed.Client`` or a Dask cluster object
-        (``LocalCluster(...)``). ``connect_timeout`` (s) bounds the wait for a Dask
-        scheduler (and for its first worker); a scheduler that does not answer raises
-        :class:`StudyError` naming the address.
+        "tls://10.0.0.5:8786", a ``distributed.Client`` or a Dask cluster object
+        (``LocalCluster(...)``). ``security``: a ``distributed.security.Security`` with the
+        cluster's TLS certificates, needed for a ``tls://`` address (a Client or cluster
+        lends its own). ``connect_timeout`` (s) bounds the wait for a Dask scheduler (and
+        for its first worker); a scheduler that does not answer raises
+        :class:`StudyError` naming the address. A ``tcp://`` address that is not loopback
+        warns (:class:`~flexmb.errors.InsecureConnectionWarning`); a worker's row that is
+        not a plain flexmb row of the case asked for stops the study with
+        :class:`~flexmb.errors.UntrustedResultError` (docs/guide-studies.md, "Security").
 
         ``out_dir`` (optional) receives ``results.csv`` (one line per finished case,
         flushed at once), ``results.npz`` (the table, rewritten every ``npz_every`` cases
@@ -308,7 +313,7 @@ class Study:
         try:
             if pending:
                 execute(self, pending, on_row, executor=executor, workers=workers,
-                        connect_timeout=connect_timeout, mp_context=mp_context)
+                        connect_timeout=connect_timeout, mp_context=mp_context, security=security)
         finally:
             bar.close()
             if files is not None:
