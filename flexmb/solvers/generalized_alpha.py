@@ -34,11 +34,20 @@ from .compiled_step import CompiledEvaluation, CompiledStep
 
 @dataclass(frozen=True)
 class AlphaParameters:
+    """The constants of one member of the generalized-alpha family (docs/theory.md §5.1)."""
     alpha_m: float
     alpha_f: float
     beta: float
     gamma: float
     name: str
+
+    @property
+    def undamped(self) -> bool:
+        """``gamma = 1/2``: no numerical damping (generalized-alpha at rho_inf = 1, HHT at alpha = 0, Newmark's
+        trapezoidal rule and any Newmark beta with gamma = 1/2). Such steps end on the consistent state of
+        :func:`flexmb.solvers.undamped.consistent_step_end`: undamped, the index-3 scheme's parasitic modes grow
+        on rotating bodies."""
+        return abs(self.gamma - 0.5) <= 1e-12
 
     @classmethod
     def generalized_alpha(cls, rho_inf: float = 0.9) -> "AlphaParameters":

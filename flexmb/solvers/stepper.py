@@ -19,6 +19,7 @@ import numpy as np
 from .generalized_alpha import AlphaParameters, AlphaStepper, ErrorScale, NewtonFailure, StepState, failure_error
 from .initial import project_velocities
 from .step_times import StepGrid, controlled_step, step_times
+from .undamped import consistent_step_end
 from .watch import StallWatch, stall_floor
 
 __all__ = ["AlphaIntegrator", "NEWTON_SHARE", "MAX_CONTACT_CUTS"]
@@ -156,7 +157,7 @@ class AlphaIntegrator:
         call also moves their history on and tests for onsets, flexmb/compiled/step_end.py)."""
         c = self.newton.compiled
         return (c is not None and c.blocks_allowed and not self.adaptive and not self.velocity_projection
-                and (self._contacts or self.h == self.h_nominal))
+                and not self.newton.p.undamped and (self._contacts or self.h == self.h_nominal))
 
     @property
     def rows_carry_history(self) -> bool:
@@ -234,7 +235,9 @@ class AlphaIntegrator:
 
     def _accept(self, s1: StepState, h_try: float) -> StepState:
         asm = self.asm
-        if self.velocity_projection:
+        if self.newton.p.undamped:             # the parasitic modes removed (flexmb/solvers/undamped.py)
+            s1 = consistent_step_end(asm, s1)
+        elif self.velocity_projection:
             s1.v = project_velocities(asm, s1.q, s1.v, s1.t)
         p1 = asm.step_end(s1.q, s1.v, s1.lam, s1.t, self.energy, a=s1.vd, penetrations=self._contacts)
         if self._contacts:              # after the histories moved on (mesh contacts: new candidates)
