@@ -4,7 +4,6 @@ without running a case twice; a Dask address that does not answer is a clear err
 import math
 import os
 import re
-import time
 from pathlib import Path
 
 import numpy as np
@@ -163,11 +162,12 @@ def test_bad_dask_address_is_a_clear_error():
         silent.bind(("127.0.0.1", 0))
         silent.listen(4)
         hung = f"tcp://127.0.0.1:{silent.getsockname()[1]}"
-        for address, timeout in ((refused, 5.0), (hung, 1.0)):
-            t0 = time.perf_counter()
-            with pytest.raises(StudyError, match=re.escape(address)):
-                study.run(None, executor=address, progress=False, connect_timeout=timeout)
-            assert time.perf_counter() - t0 < timeout + 2.0
+        # the refused port fails at once; the silent one gives up after connect_timeout and says so (the
+        # time it takes is not asserted: a busy machine must not fail this test)
+        with pytest.raises(StudyError, match=re.escape(repr(refused)) + ".*refused"):
+            study.run(None, executor=refused, progress=False, connect_timeout=5.0)
+        with pytest.raises(StudyError, match=re.escape(repr(hung)) + " within 1 s"):
+            study.run(None, executor=hung, progress=False, connect_timeout=1.0)
     with pytest.raises(StudyError, match="not a Dask scheduler address"):
         study.run(None, executor="no-port-here", progress=False)
 
