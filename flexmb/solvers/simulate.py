@@ -139,6 +139,9 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
     index-1 references "rk45"/"dop853" (scipy; constraints drift, for checks: their
     steps are chosen by scipy's error control from ``rtol``, ``atol``, and ``h`` is only
     the spacing of the saved times; ``stats["steps"]`` counts the real steps).
+    ``rho_inf=1``, HHT at ``rho_inf=1`` and Newmark's trapezoidal rule (``gamma=0.5``, its default) are
+    undamped: energy is conserved, each step ending on a consistent state (flexmb/solvers/undamped.py,
+    docs/guide.md §3 "Undamped runs").
     ``h`` is the step size (the initial one when ``adaptive``); adaptive steps hold the
     local error per unit step so that the global error of each coordinate stays near
     ``atol + rtol * scale`` and falls in proportion to ``rtol`` (docs/guide.md §3,
