@@ -24,14 +24,13 @@ import scipy.sparse as sp
 from . import rotations as rot
 from .bodies.flexible import FlexibleBody
 from .bodies.flexible_kernel import FlexibleBodyGroup
-from .bodies.base import mass_scale
 from .bodies.interface_loads import InterfaceLoads
 from .bodies.rigid import NormalizationGroup, RigidBody, RigidBodyGroup
 from .errors import InstabilityError, ModelError
 from .joints.driver import Driver
 from .joints.kernels import PrimitiveGroup, build_groups, extend
 from .joints.nonholonomic import NonholonomicConstraint, NonholonomicRows
-from .solvers.linalg import DENSE_LIMIT
+from .solvers.linalg import DENSE_LIMIT, power_of_two_scale
 from .compiled.scatter import add_at, add_transpose_product
 from .groups import EvalState, family_builders
 from .sparsity import BlockPattern
@@ -112,7 +111,7 @@ class Assembly:
         # scale of the constraint rows in the Newton and start matrices (solvers/linalg.py saddle_scale):
         # the heaviest body's mass, kg, as a power of two (below 1 for light bodies)
         masses = [b.mass if isinstance(b, RigidBody) else b.invariants.mass for b in bodies]
-        self.inertia_scale = mass_scale(masses)
+        self.inertia_scale = power_of_two_scale(max(masses, default=1.0))
         self.interface_loads = InterfaceLoads(self.groups, flexible)
         self.interface_loads_bodies = flexible
         self._stability_bodies = [b for b in flexible if b.stiffening and b.stability_check and b.structure is None]

@@ -95,6 +95,17 @@ def test_1e_minus_20_kg_body():
         assert bottom_time(run_quarter(s, t4), b) == pytest.approx(t4, rel=PERIOD_RTOL), m
 
 
+def test_1e_minus_20_kg_body_static_equilibrium():
+    """The 1e-20 kg pendulum's static equilibrium hangs straight below the pin (1 m). Before: refused as 'the
+    stiffness matrix is singular at load factor 0.1: the model has a free direction' (its stiffness, ~1e-19, beside
+    unit constraint rows; the static scale was never below 1)."""
+    s = fm.System(gravity=(0, -G, 0))
+    b = s.add(fm.RigidBody(mass=1e-20, inertia=(1e-23,) * 3, position=start(1.0), name="mote"))
+    s.add(fm.Revolute(s.ground, b, point=(0, 0, 0), axis=(0, 0, 1)))
+    r = fm.static_equilibrium(s).position(b)[-1]
+    assert r == pytest.approx([0.0, -1.0, 0.0], abs=1e-9)     # Newton's tolerance on the positions
+
+
 def test_point_mass_on_a_massless_lever():
     """A PointMass on a revolute 0.8 m from its centre is the simple pendulum, T/4 = sqrt(L/g) K(k)."""
     L = 0.8

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import itertools
-import math
 
 import numpy as np
 
@@ -104,15 +103,6 @@ def check_body_pair(owner: str, body_a, body_b) -> None:
                              f"flexible body) or system.ground, got {b!r}")
     if body_a.body is body_b.body:
         raise ModelError(f"{owner}: connects body {body_a.body.name!r} to itself")
-
-
-def mass_scale(masses) -> float:
-    """The power of two nearest the largest of ``masses`` (kg), above or below 1 (1 for none): the scale of the
-    constraint rows in the iteration matrix (``Assembly.inertia_scale``, solvers/linalg.py ``saddle_scale``), so
-    that a 1e4 kg machine and a 1e-20 kg particle meet constraint rows of their own size (a power of two
-    multiplies exactly)."""
-    top = max(masses, default=1.0)
-    return 2.0 ** round(math.log2(top)) if math.isfinite(top) and top > 0.0 else 1.0
 
 
 class Ground(Body):

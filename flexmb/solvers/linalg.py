@@ -198,8 +198,9 @@ def factorize(A, *, spd: bool = False) -> Factorization:
 
 
 def power_of_two_scale(x: float) -> float:
-    """The power of two nearest ``x`` when ``x > 1`` (finite), else 1: a scale that multiplies exactly."""
-    return 2.0 ** round(math.log2(x)) if x > 1.0 and math.isfinite(x) else 1.0
+    """The power of two nearest ``x`` (above or below 1: a 1e-20 kg body's scale is as much its own as a 1e4 kg
+    one's) when ``x > 0`` is finite, else 1: a scale that multiplies exactly."""
+    return 2.0 ** round(math.log2(x)) if x > 0.0 and math.isfinite(x) else 1.0
 
 
 def saddle_scale(S, nq: int, s: float | None = None) -> np.ndarray:
