@@ -74,9 +74,19 @@ def axis_text(axis) -> str:
     return "(" + ", ".join(f"{x:.3g}" for x in np.asarray(axis, dtype=float) + 0.0) + ")"
 
 
+def _body_columns(jac, body: RigidBody) -> np.ndarray:
+    """The body's 7 columns of the constraint Jacobian ``jac`` (CSC), dense over the rows that touch them only
+    (the cost does not grow with the number of rows)."""
+    sub = jac[:, body.offset: body.offset + 7]
+    rows, at = np.unique(sub.indices, return_inverse=True)
+    out = np.zeros((rows.size, 7))
+    np.add.at(out, (at, np.repeat(np.arange(7), np.diff(sub.indptr))), sub.data)
+    return out
+
+
 def _free_axes(body: RigidBody, axes: np.ndarray, jac, p: np.ndarray) -> np.ndarray:
-    """The combinations of ``axes`` (k, 3) that no row of ``jac`` (the constraint Jacobian, CSR) turns."""
-    cols = jac[:, body.offset: body.offset + 7].toarray()
+    """The combinations of ``axes`` (k, 3) that no row of ``jac`` (the constraint Jacobian, CSC) turns."""
+    cols = _body_columns(jac, body)
     scale = float(np.abs(cols).max(initial=0.0))
     turn = cols[:, 3:] @ (0.5 * rot.G(p).T @ axes.T)          # rows x k: Phi_p dp/dtheta
     if scale == 0.0 or not turn.size:
@@ -95,7 +105,7 @@ def hold(asm) -> None:
     if not group.no_inertia:
         return
     q, v = asm.initial_state()
-    jac = asm.constraints(q, v, 0.0).jac.tocsr()
+    jac = asm.constraints(q, v, 0.0).jac.tocsc()
     for k, axes in group.no_inertia.items():
         body = group.bodies[k]
         free = _free_axes(body, axes, jac, q[body.offset + 3: body.offset + 7])
@@ -111,7 +121,7 @@ def unheld_text(asm, q: np.ndarray, t: float) -> str:
     (1, 0, 0)"``, one per free direction, '; '-separated), '' when there are none."""
     group = asm.rigid
     held = {f.index: f.axes for f in group.held}
-    jac = asm.constraints(q, np.zeros(asm.nq), t).jac.tocsr()
+    jac = asm.constraints(q, np.zeros(asm.nq), t).jac.tocsc()
     owners, columns = [], []
     for k, axes in group.no_inertia.items():
         rest = axes - (axes @ held[k].T) @ held[k] if k in held else axes
@@ -147,11 +157,14 @@ def lever_rates(asm, q: np.ndarray, v: np.ndarray, t: float) -> np.ndarray:
     if not points:
         return v
     c = asm.constraints(q, v, t)
-    jac = c.jac.tocsc()
+    jac = c.jac.tocsr()
     cols = np.concatenate([b.offset + 3 + np.arange(4) for b in points])
     v = v.copy()
     v[cols] = 0.0
-    v[cols] = np.linalg.lstsq(jac[:, cols].toarray(), -(jac @ v + c.phi_t), rcond=None)[0]
+    lever = jac[:, cols]
+    rows = np.flatnonzero(np.diff(lever.indptr))                  # the rows that the levers enter
+    if rows.size:
+        v[cols] = np.linalg.lstsq(lever[rows].toarray(), -(jac[rows] @ v + c.phi_t[rows]), rcond=None)[0]
     return v
 
 
