@@ -59,15 +59,16 @@ def test_heavy_top_conserves_energy_and_precesses_at_goldstein_rate(method, kw):
     """Heavy top spinning at 200 rad/s on its steady precession (Goldstein §5.7), h = 0.5 ms (h omega = 0.1),
     4 s = 8000 steps. Energy 40.86 J held to 1e-3 J: measured 8e-5 J, a slow loss of the mass-orthogonal
     projection (2e-5 J/s, falling as h^3: 1.9e-4 J/s at h = 1 ms); the index-3 step alone stops at 0.17 s.
-    The precession rate is Goldstein's to 3e-4 (the phase error (omega h)^2 / 12 ~ 8e-4 of the spin); the
-    velocities satisfy the constraints to round-off (p . p_dot = 0: the mode that grew is gone)."""
+    The precession rate is Goldstein's to 5e-4 (measured -2.8e-4, second order: -7.0e-5 at h = 0.25 ms; the
+    default rho_inf = 0.9 gives -6.9e-4); the velocities satisfy the constraints to round-off (p . p_dot = 0: the
+    mode that grew is gone)."""
     s, top, omega = models.heavy_top()
     res = fm.simulate(s, 4.0, 5e-4, method=method, progress=False, **kw)
     assert res.t[-1] == pytest.approx(4.0)
     assert _energy_error(res) < 1e-3
     k = res.orientation(top)[:, :, 2]
     rate = np.polyfit(res.t, np.unwrap(np.arctan2(k[:, 1], k[:, 0])), 1)[0]
-    assert rate == pytest.approx(omega, rel=3e-4)
+    assert rate == pytest.approx(omega, rel=5e-4)
     p, p_dot = res.q[:, 3:7], res.v[:, 3:7]
     assert np.abs(np.einsum("ij,ij->i", p, p_dot)).max() < 1e-10
 
