@@ -22,12 +22,36 @@ def _version(module: str) -> str:
             return "not installed"
 
 
+def _kernel_cache_line() -> str:
+    """The state of numba's on-disk cache of flexmb's kernels, read from the cache's index files
+    (``*.nbi`` in the ``__pycache__`` folders beside the modules): how many there are, and how many are
+    older than their module's source (numba recompiles those on first use)."""
+    from flexmb.compiled.warm import cached_kernel_files
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return f"in NUMBA_CACHE_DIR={os.environ['NUMBA_CACHE_DIR']} (not inspected)"
+    index = cached_kernel_files("nbi")
+    if not index:
+        return ("not compiled (no cached kernels): run 'flexmb compile-kernels' once, "
+                "or a model's first run compiles what it needs")
+    stale = sum(1 for f in index if _source_is_newer(f))
+    state = "compiled" if stale == 0 else f"partly stale: {stale} older than their source, recompiled on first use"
+    return f"{state} ({len(index)} index files *.nbi in flexmb's __pycache__ folders)"
+
+
+def _source_is_newer(index_file: str) -> bool:
+    """Whether the module a numba index file ``pkg/__pycache__/module.func-line.pyXY.nbi`` caches is newer."""
+    folder, name = os.path.split(index_file)
+    source = os.path.join(os.path.dirname(folder), name.split(".", 1)[0] + ".py")
+    return os.path.exists(source) and os.path.getmtime(source) > os.path.getmtime(index_file)
+
+
 def cmd_info(_args) -> int:
     import flexmb
     from flexmb.solvers import linalg
     print(f"flexmb {flexmb.__version__} on Python {platform.python_version()} ({platform.machine()})")
-    for pkg in ("numpy", "scipy", "meshio", "h5py", "tqdm"):
+    for pkg in ("numpy", "scipy", "numba", "meshio", "h5py", "tqdm"):
         print(f"  {pkg:14s} {_version(pkg)}")
+    print(f"numba kernel cache: {_kernel_cache_line()}")
     from flexmb._optional import EXTRAS
     print("optional (pip install 'flexmb[all]'):")
     for extra, packages in EXTRAS.items():
@@ -60,6 +84,30 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _run_text(suites: list[str], quick: bool | None) -> str:
+    """``"a report of suites rigid, fem (quick subset)"``-like description of a verification run."""
+    kind = {True: " (quick subset)", False: " (full)", None: ""}[quick]
+    return f"a report of suite{'s' if len(suites) != 1 else ''} {', '.join(suites)}{kind}"
+
+
+def _report_clash(out: Path, suites: list[str], quick: bool) -> str:
+    """What ``out/results.json`` holds, if it is a report of other suites than ``suites`` or of the other
+    kind (``--quick`` against full); ``""`` when there is none or it is a report of this same run. A report
+    written before results.json recorded ``quick`` is compared by its suites alone."""
+    path = out / "results.json"
+    if not path.is_file():
+        return ""
+    import json
+    try:
+        doc = json.loads(path.read_text())
+        held, held_quick = list(doc["suites"]), doc.get("quick")
+    except (ValueError, KeyError, TypeError, OSError):
+        return "a results.json that is not a flexmb verification report"
+    if sorted(held) == sorted(suites) and held_quick in (None, quick):
+        return ""
+    return _run_text(held, held_quick)
+
+
 def cmd_verify(args) -> int:
     try:
         import verification
@@ -79,9 +127,14 @@ def cmd_verify(args) -> int:
     except MissingDependencyError as exc:
         print(f"flexmb verify: {exc}", file=sys.stderr)
         return 2
+    out = Path(args.out)
+    clash = _report_clash(out, names, args.quick)
+    if clash and not args.force:
+        print(f"flexmb verify: {out}/ holds {clash}; this run ({_run_text(names, args.quick)}) would replace it. "
+              f"Give another --out DIR, or --force to replace it.", file=sys.stderr)
+        return 2
     from flexmb.solvers.progress import set_automatic
     set_automatic(False)             # the cases' runs show no bars of their own: verify prints a line per case
-    out = Path(args.out)
     started = framework.now_iso()
     t0 = time.perf_counter()
     live = sys.stdout.isatty()        # on a terminal, also show the case that is running (overwritten)
@@ -146,15 +199,19 @@ def cmd_modes(args) -> int:
         print(f"flexmb modes: {exc}", file=sys.stderr)
         return 2
     freqs = ms.frequencies_hz
+    counts = _mode_counts(ms)
     report = {"mesh": str(args.mesh), "nodes": model.n_nodes, "dofs": model.ndof, "fixed": args.fix,
               "interfaces": list(interfaces), "reference": args.reference, "kind": ms.kind,
-              "rigid_body_modes": ms.info["rigid_modes_removed"], "n_modes": ms.n_modes,
+              "rigid_body_modes": ms.info["rigid_modes_removed"], **counts,
               "frequencies_hz": freqs.tolist(), "output": args.output, "wall_s": time.perf_counter() - t0}
     if args.json:
         print(json.dumps(report, indent=1))
         return 0
     held = f", fixed: {args.fix}" if args.fix else ", free-free (6 rigid-body modes separated)"
-    print(f"{args.mesh}: {model.n_nodes} nodes, {model.ndof} dofs{held}; {ms.kind}, {ms.n_modes} modes")
+    static = (f" + {counts['interface_modes']} interface (static) modes = {counts['mode_set_size']} in the set"
+              if counts["interface_modes"] else "")
+    print(f"{args.mesh}: {model.n_nodes} nodes, {model.ndof} dofs{held}; {ms.kind}, {counts['n_modes']} "
+          f"normal modes{static}")
     print("  mode   frequency [Hz]")
     for k, f in enumerate(freqs, 1):
         print(f"  {k:4d}   {f:14.6g}")
@@ -162,6 +219,14 @@ def cmd_modes(args) -> int:
         print(f"mode set written to {args.output}")
     print(f"wall time {report['wall_s']:.1f} s")
     return 0
+
+
+def _mode_counts(ms) -> dict[str, int]:
+    """The mode set's columns by kind: ``n_modes`` normal modes (fixed-interface for Craig-Bampton, as asked
+    by ``-n``), ``interface_modes`` static (constraint or correction) modes, 6 per interface point other than
+    the reference, and ``mode_set_size``, their sum: the columns of the saved ModeSet."""
+    normal = ms.info.get("fixed_interface_modes", ms.info.get("elastic_modes", ms.n_modes))
+    return {"n_modes": int(normal), "interface_modes": int(ms.n_modes - normal), "mode_set_size": int(ms.n_modes)}
 
 
 def _suite_names() -> str:
@@ -194,6 +259,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="fast subset: fewer cases and coarser settings (the one the tests run)")
     p.add_argument("--jobs", "-j", type=_positive_int, default=None, metavar="N",
                    help="cases run in N worker processes (default: the number of CPU cores)")
+    p.add_argument("--force", action="store_true",
+                   help="replace a report in DIR of other suites, or of a full run by a quick one (or the reverse); "
+                        "without it such a report is kept and verify stops")
     p.set_defaults(func=cmd_verify)
     p = sub.add_parser("compile-kernels", help="compile the numba kernels into the disk cache (one-time)",
                        description="Compile every compiled kernel of flexmb once, on small models, into numba's "

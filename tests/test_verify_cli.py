@@ -14,7 +14,7 @@ def test_verify_rigid_quick(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert re.search(r"^\[\s*\d+/\d+ \d+:\d\d\] rigid/double-pendulum: pass \(", proc.stdout, re.M), proc.stdout
     doc = json.loads((out / "results.json").read_text(), parse_constant=lambda c: pytest.fail(f"non-JSON {c}"))
-    assert {"flexmb_version", "started", "wall_s", "suites"} <= set(doc)
+    assert {"flexmb_version", "started", "wall_s", "suites"} <= set(doc) and doc["quick"] is True
     cases = doc["suites"]["rigid"]["cases"]
     names = {c["name"] for c in cases}
     assert {"double-pendulum", "heavy-top-precession", "four-bar", "bricard", "drift-demonstration"} <= names
@@ -75,3 +75,58 @@ def test_recorded_case_times_name_existing_cases():
         labels |= {f"{suite}/{n}" for n in names}
     recorded = costs.load()
     assert recorded and set(recorded) <= labels, sorted(set(recorded) - labels)
+
+
+def _report(path, suites, quick):
+    """A results.json as verify writes it, of ``suites`` (``quick`` None: written before it was recorded)."""
+    path.mkdir()
+    doc = {"flexmb_version": "0", "started": "", "wall_s": 1.0, "suites": {s: {"cases": []} for s in suites}}
+    if quick is not None:
+        doc["quick"] = quick
+    (path / "results.json").write_text(json.dumps(doc))
+    return (path / "results.json").read_text()
+
+
+@pytest.mark.parametrize("held, quick, argv, holds", [
+    (["rigid", "fem"], False, ["impact"], "a report of suites rigid, fem (full)"),
+    (["rigid"], False, ["rigid", "--quick"], "a report of suite rigid (full)"),
+    (["rigid"], True, ["rigid"], "a report of suite rigid (quick subset)"),
+    (["rigid", "impact"], None, ["impact"], "a report of suites rigid, impact;"),
+], ids=["other-suites", "full-by-quick", "quick-by-full", "older-report"])
+def test_verify_keeps_a_report_of_another_run(tmp_path, capsys, held, quick, argv, holds):
+    """A report of other suites, or of the other kind (full / --quick), is not replaced without --force: exit 2,
+    a message naming the directory, what it holds and --force, the file untouched, no case run."""
+    from flexmb.cli import main
+    out = tmp_path / "verification-report"
+    before = _report(out, held, quick)
+    assert main(["verify", *argv, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{out}/ holds {holds}" in err and "--force" in err, err
+    assert (out / "results.json").read_text() == before
+
+
+def _no_cases(monkeypatch):
+    from verification import framework
+    monkeypatch.setattr(framework, "run_suites", lambda names, quick, **kw: {n: [] for n in names})
+
+
+@pytest.mark.parametrize("held, quick, argv", [
+    (["rigid"], True, ["rigid", "--quick"]),                 # the same run again
+    (["rigid"], None, ["rigid", "--quick"]),                 # an older report of the same suite
+    (["rigid", "fem"], False, ["impact", "--quick", "--force"]),
+], ids=["same-run", "older-same-suites", "force"])
+def test_verify_replaces_a_report_of_the_same_run_or_with_force(tmp_path, capsys, monkeypatch, held, quick, argv):
+    from flexmb.cli import main
+    _no_cases(monkeypatch)
+    out = tmp_path / "rep"
+    _report(out, held, quick)
+    assert main(["verify", *argv, "--out", str(out)]) == 0, capsys.readouterr().err
+    doc = json.loads((out / "results.json").read_text())
+    assert list(doc["suites"]) == [a for a in argv if not a.startswith("--")] and doc["quick"] is True
+
+
+def test_verify_reads_a_foreign_results_json_as_a_clash(tmp_path, capsys):
+    from flexmb.cli import main
+    (tmp_path / "results.json").write_text("[1, 2]")
+    assert main(["verify", "rigid", "--quick", "--out", str(tmp_path)]) == 2
+    assert "holds a results.json that is not a flexmb verification report" in capsys.readouterr().err

@@ -272,7 +272,7 @@ def write_report(out: Path, suites: dict[str, list[CaseResult]], wall_s: float, 
     import flexmb
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    doc = {"flexmb_version": flexmb.__version__, "started": started, "wall_s": round(wall_s, 2),
+    doc = {"flexmb_version": flexmb.__version__, "started": started, "wall_s": round(wall_s, 2), "quick": quick,
            "suites": {s: {"cases": [c.to_json() for c in cases]} for s, cases in suites.items()}}
     (out / "results.json").write_text(json.dumps(doc, indent=1, allow_nan=False))
     (out / "report.html").write_text(_html(doc, suites, quick), encoding="utf-8")

@@ -13,16 +13,21 @@ import time
 
 import numpy as np
 
-__all__ = ["compile_kernels", "clean_cache"]
+__all__ = ["compile_kernels", "clean_cache", "cached_kernel_files"]
+
+
+def cached_kernel_files(ext: str) -> list[str]:
+    """numba's cache files of flexmb with suffix ``ext`` (``"nbi"`` index, ``"nbc"`` machine code): the
+    ``__pycache__`` folders beside flexmb's modules, where numba caches when the package is writable."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return glob.glob(os.path.join(root, "**", "__pycache__", f"*.{ext}"), recursive=True)
 
 
 def clean_cache() -> int:
     """Delete numba's cached machine code of flexmb (``__pycache__/*.nbi, *.nbc``); returns the count.
     Needed after editing a helper module that other kernels call: numba checks only the source file of
     the kernel itself (docs/architecture.md §2)."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    files = [f for ext in ("nbi", "nbc") for f in glob.glob(os.path.join(root, "**", "__pycache__", f"*.{ext}"),
-                                                            recursive=True)]
+    files = cached_kernel_files("nbi") + cached_kernel_files("nbc")
     for f in files:
         os.remove(f)
     return len(files)

@@ -31,6 +31,7 @@ def test_json_frequencies_of_the_cantilever(capsys):
     ref = normal_modes(model, 4, fixed="root").frequencies_hz
     np.testing.assert_allclose(report["frequencies_hz"], ref, rtol=1e-10)
     assert (report["dofs"], report["fixed"], report["n_modes"], report["rigid_body_modes"]) == (126, "root", 4, 0)
+    assert (report["interface_modes"], report["mode_set_size"]) == (0, 4)
 
 
 def test_text_output_and_mode_set_file(capsys, tmp_path):
@@ -60,3 +61,15 @@ def test_free_free(capsys):
 def test_bad_input_exits_with_a_message(capsys, argv, message):
     code, _, err = run(capsys, *argv)
     assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_n_modes_is_the_number_asked_for(capsys):
+    """The README's command: -n 6 with the tip condensed to an interface point gives 6 fixed-interface modes
+    and 6 static (constraint) modes, 12 columns of the mode set; n_modes reports the 6 asked for (it said 12)."""
+    code, out, _ = run(capsys, "meshes/beam_line.msh", "--fix", "root", "--interface", "tip", "-n", "6", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["kind"] == "craig-bampton"
+    assert (report["n_modes"], report["interface_modes"], report["mode_set_size"]) == (6, 6, 12)
+    assert len(report["frequencies_hz"]) == 12
+    code, out, _ = run(capsys, "meshes/beam_line.msh", "--fix", "root", "--interface", "tip", "-n", "6")
+    assert "craig-bampton, 6 normal modes + 6 interface (static) modes = 12 in the set" in out
