@@ -98,6 +98,32 @@ class EnergyBalanceWarning(FlexmbWarning):
     its stated fraction of the energy scale: the step is too coarse or the model unstable."""
 
 
+class OutputError(FlexmbError, OSError):
+    """A result could not be written, or an output directory cannot be used: the disk is full or read-only, the
+    directory was removed during the run, another run holds it (:class:`OutputLockedError`), or it is not a
+    flexmb output. The message names the path and the cause; ``result`` holds the part of the solution computed
+    before the failure (a Result, when a run was writing), and a solver error that stopped the run at the same
+    time is chained as ``__cause__``."""
+
+    def __init__(self, message: str, *, path: str = "", result=None):
+        super().__init__(message)
+        self.path = path
+        self.result = result
+
+
+class OutputLockedError(OutputError):
+    """Another run writes into the output directory; ``holder`` describes it (pid, host, start time)."""
+
+    def __init__(self, message: str, *, path: str = "", holder: dict | None = None):
+        super().__init__(message, path=path)
+        self.holder = holder or {}
+
+
+class UnsafeFileError(ModelError):
+    """A file refused on reading because it could make flexmb read other files (HDF5 external storage, virtual
+    datasets, external links), allocate more memory than its size allows, or run code (pickles)."""
+
+
 class UntrustedResultError(FlexmbError):
     """A result that another process sent (the row of a study case from a Dask worker) was refused: not
     the plain JSON row flexmb's workers send, columns other than the study's, a value of the wrong type,

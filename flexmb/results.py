@@ -449,16 +449,20 @@ class Result:
           accelerations, flexible bodies' modal coordinates, joint coordinates and reactions, energies),
           metadata (flexmb version, system, names, coordinate layout) and the raw arrays; it needs the
           system attached and is read back with ``flexmb.load_result``, with or without the system;
-        * otherwise all raw arrays in one ``.npz`` file (numpy appends ``.npz`` to a name without it)."""
+        * otherwise all raw arrays in one ``.npz`` file (``.npz`` is appended to a name without it).
+
+        The file is written under a temporary name and renamed over ``path`` (flexmb/io/safe.py): a failed save
+        (disk full, no such directory) raises an OutputError naming the file and keeps any previous file there."""
         if _is_hdf5(path):
             from .io.hdf5 import write_result
             write_result(self, path)
             return
-        try:
-            np.savez_compressed(path, **{k: getattr(self, k) for k in self.ARRAYS},
-                                message=np.array(self.message))
-        except OSError as exc:
-            raise ModelError(f"cannot write the result file {str(path)!r}: {exc.strerror or exc}") from exc
+        from .io.safe import write_with
+        p = Path(path)
+        if p.suffix != ".npz":
+            p = p.with_name(p.name + ".npz")
+        arrays = {k: getattr(self, k) for k in self.ARRAYS}
+        write_with(p, lambda fh: np.savez_compressed(fh, **arrays, message=np.array(self.message)), "result file")
 
     @classmethod
     def load(cls, path, system=None) -> "Result":
@@ -519,12 +523,15 @@ def _read_result_file(p: Path) -> dict[str, np.ndarray]:
         raise ModelError(f"result file {str(p)!r} is not a complete .npz file written by Result.save "
                          "(truncated, or not a zip archive)")
     need = [k for k in Result.ARRAYS if k != "history"] + ["message"]     # older files have no history
+    from .io.safe import checked_npz
     try:
-        with np.load(p, allow_pickle=False) as z:
+        with checked_npz(p, "result file") as z:
             missing = [k for k in need if k not in z.files]
             if not missing:
                 return {k: z[k] for k in [*need, "history"] if k in z.files}
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        if isinstance(exc, ModelError):         # refused as hostile (UnsafeFileError)
+            raise
         raise ModelError(f"result file {str(p)!r} is corrupt, truncated or not an .npz file "
                          f"({type(exc).__name__}: {exc})") from None
     raise ModelError(f"result file {str(p)!r} is not a flexmb result: it lacks {missing}")

@@ -15,7 +15,9 @@ Layout (format ``flexmb-result``, version 1)::
 
 Every series dataset carries the attributes ``units`` (one per column), ``components`` (column names)
 and ``description``. The file is read without the System (``read_saved``: the named series) or with it
-(``read_arrays`` + ``check_layout``: the full Result API).
+(``read_arrays`` + ``check_layout``: the full Result API). Reading follows hard links only and reads no
+dataset stored elsewhere (external storage, virtual datasets) or declaring more data than the file can hold
+(flexmb/io/safe.py): such files are refused with an UnsafeFileError.
 """
 from __future__ import annotations
 
@@ -24,8 +26,9 @@ from typing import Iterable
 
 import numpy as np
 
-from ..errors import ModelError
+from ..errors import ModelError, OutputError
 from ..results import Result
+from .safe import ReadBudget, atomic_write, check_hdf5_dataset, hdf5_child
 from .series import SeriesInfo, catalog, escape, select, to_dataframe, unescape, write_csv
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "SavedResult", "write_result", "read_saved", "read_arrays", "check_layout"]
@@ -48,8 +51,9 @@ def _texts(attr) -> list[str]:
 
 def write_result(res, path) -> Path:
     """Write ``res`` (a Result with its system attached) to the HDF5 file ``path``: metadata, every named
-    series with units, and the raw arrays. ModelError when the result has no system or the file cannot
-    be written."""
+    series with units, and the raw arrays, under a temporary name renamed over ``path`` when complete.
+    ModelError when the result has no system; OutputError when the file cannot be written (any previous file
+    at ``path`` is kept)."""
     import h5py
 
     from .. import __version__
@@ -62,7 +66,7 @@ def write_result(res, path) -> Path:
     entries = catalog(res)
     values = {name: np.asarray(compute(), dtype=float) for name, (_, compute) in entries.items()}  # before writing
     try:
-        with h5py.File(p, "w") as f:
+        with atomic_write(p, "result file") as tmp, h5py.File(tmp, "w") as f:    # renamed over p when complete
             f.attrs.update({"format": FORMAT, "format_version": FORMAT_VERSION, "flexmb_version": __version__,
                             "system": system.name, "message": res.message,
                             "bodies": _strings(b.name for b in system.bodies),
@@ -77,8 +81,9 @@ def write_result(res, path) -> Path:
             raw.attrs.update({"nq": res.q.shape[1], "m": res.lam.shape[1]})
             for k in RAW:
                 raw.create_dataset(k, data=getattr(res, k), compression="gzip")
-    except OSError as exc:
-        raise ModelError(f"cannot write the result file {str(p)!r}: {exc}") from exc
+    except RuntimeError as exc:                # HDF5's write errors (disk full, file too large)
+        raise OutputError(f"cannot write the result file {str(p)!r}: {exc}; any previous file there is "
+                          "unchanged", path=str(p)) from exc
     return p
 
 
@@ -108,7 +113,7 @@ def _open(p: Path):
         raise ModelError(f"result file {str(p)!r} is not a readable HDF5 file (corrupt, truncated or another "
                          f"format): {exc}") from None
     fmt, version = f.attrs.get("format"), f.attrs.get("format_version", 0)
-    if fmt != FORMAT or "raw" not in f:
+    if fmt != FORMAT or f.get("raw", getlink=True) is None:
         f.close()
         raise ModelError(f"result file {str(p)!r} is an HDF5 file but not a flexmb result (attribute 'format' is "
                          f"{fmt!r}, expected {FORMAT!r}, with a group 'raw')")
@@ -119,19 +124,46 @@ def _open(p: Path):
     return f
 
 
-def _raw(f, p: Path) -> dict[str, np.ndarray]:
+_WHAT = "result file"
+
+
+def _node(f, path: str, p: Path):
+    """The group or dataset at ``path`` (components separated by ``/``), each component a hard link of the file
+    (UnsafeFileError otherwise, flexmb/io/safe.py); None when absent."""
+    node = f
+    for part in path.strip("/").split("/"):
+        if not hasattr(node, "keys"):
+            return None
+        node = hdf5_child(node, part, p, _WHAT)
+        if node is None:
+            return None
+    return node
+
+
+def _data(f, path: str, p: Path, budget: ReadBudget) -> np.ndarray:
+    """The values of the dataset at ``path``, checked before reading (flexmb/io/safe.py)."""
+    import h5py
+    ds = _node(f, path, p)
+    if not isinstance(ds, h5py.Dataset):
+        raise ModelError(f"result file {str(p)!r}: {path!r} is not a dataset")
+    check_hdf5_dataset(ds, budget)
+    return ds[()]
+
+
+def _raw(f, p: Path, budget: ReadBudget) -> dict[str, np.ndarray]:
     """The raw arrays of the open result file ``f`` (ModelError naming ``p`` when some are missing)."""
-    missing = [k for k in RAW if k not in f["raw"]]
+    raw = _node(f, "raw", p)
+    missing = [k for k in RAW if raw.get(k, getlink=True) is None]
     if missing:
         raise ModelError(f"result file {str(p)!r} is incomplete: group 'raw' lacks {missing}")
-    return {k: f["raw"][k][()] for k in RAW}
+    return {k: _data(f, f"raw/{k}", p, budget) for k in RAW}
 
 
 def read_arrays(path) -> tuple[dict[str, np.ndarray], str]:
     """The raw arrays (``Result.ARRAYS``) and the run's message of an HDF5 result file."""
     p = Path(path)
     with _open(p) as f:
-        return _raw(f, p), str(f.attrs.get("message", ""))
+        return _raw(f, p, ReadBudget(p, _WHAT)), str(f.attrs.get("message", ""))
 
 
 def check_layout(path, system) -> None:
@@ -140,7 +172,7 @@ def check_layout(path, system) -> None:
     p = Path(path)
     with _open(p) as f:
         saved = {kind: _texts(f.attrs.get(kind, [])) for kind in ("bodies", "joints", "forces")}
-        ncoord = {n: int(f[f"bodies/{escape(n)}"].attrs["ncoord"]) for n in saved["bodies"]}
+        ncoord = {n: int(_node(f, f"bodies/{escape(n)}", p).attrs["ncoord"]) for n in saved["bodies"]}
     mine = {"bodies": [b.name for b in system.bodies], "joints": [j.name for j in system.joints],
             "forces": [e.name for e in system.forces]}
     for kind in saved:
@@ -203,21 +235,23 @@ def read_saved(path) -> SavedResult:
     series: dict[str, np.ndarray] = {}
     info: dict[str, SeriesInfo] = {}
     with _open(p) as f:
+        budget = ReadBudget(p, _WHAT)
         for name in _texts(f.attrs.get("series", [])):
-            if name not in f:
+            ds = _node(f, name, p)
+            if ds is None:
                 raise ModelError(f"result file {str(p)!r} is incomplete: it lists the series {name!r} but has no "
                                  "such dataset")
-            ds = f[name]
-            series[name] = ds[()]
+            series[name] = _data(f, name, p, budget)
             info[name] = SeriesInfo(tuple(_texts(ds.attrs.get("components", []))), tuple(_texts(ds.attrs["units"])),
                                     str(ds.attrs.get("description", "")))
+        bodies = _node(f, "bodies", p)
         layout = {unescape(k): {"type": str(g.attrs["type"]),
                                 **{a: int(g.attrs[a]) for a in ("offset", "ncoord", "n_modes")}}
-                  for k, g in f.get("bodies", {}).items()}
+                  for k, g in ((k, _node(f, f"bodies/{k}", p)) for k in (bodies.keys() if bodies else ()))}
         metadata = {"flexmb_version": str(f.attrs.get("flexmb_version", "")), "system": str(f.attrs.get("system")),
                     "message": str(f.attrs.get("message", "")), "layout": layout,
                     **{kind: _texts(f.attrs.get(kind, [])) for kind in ("bodies", "joints", "forces")}}
-        arrays = _raw(f, p)
+        arrays = _raw(f, p, budget)
     if "time" not in series:
         raise ModelError(f"result file {str(p)!r} is incomplete: it has no dataset 'time'")
     return SavedResult(p, series, info, metadata, arrays)

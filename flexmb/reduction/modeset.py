@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import scipy.linalg as sla
 
-from flexmb.errors import ModelError
+from flexmb.errors import ModelError, UnsafeFileError
 from flexmb.reduction.eigen import check_no_zero_modes
 from flexmb.reduction.interfaces import Condensation, Interface
 from flexmb.reduction.invariants import Invariants, inertia_invariants
@@ -310,7 +310,9 @@ class ModeSet:
     # -- files ------------------------------------------------------------------------------------
     def save(self, path: str | Path, stiffening: bool = True) -> None:
         """Write the set to one ``.npz`` file, with its invariants and (unless ``stiffening`` is
-        False) its stiffening matrices, when they are known or can be computed from the model."""
+        False) its stiffening matrices, when they are known or can be computed from the model. Written
+        under a temporary name and renamed (flexmb/io/safe.py): a failed save raises an OutputError and
+        keeps any previous file at ``path``."""
         arrays: dict[str, Any] = {"phi": self.phi, "nodes": self.nodes, "M": self.M, "K": self.K}
         header = {"format": FORMAT, "dofs_per_node": self.dofs_per_node, "kind": self.kind,
                   "reference": self.reference, "info": self.info,
@@ -332,16 +334,19 @@ class ModeSet:
             arrays["stiffening_inertial"] = self.stiffening.inertial
             arrays.update({f"stiffening_interface{k}": v for k, v in enumerate(self.stiffening.interfaces.values())})
         arrays["header"] = np.array(json.dumps(header))
-        with open(path, "wb") as fh:
-            np.savez(fh, **arrays)
+        from ..io.safe import write_with
+        write_with(path, lambda fh: np.savez(fh, **arrays), "mode set file")     # temporary name, then renamed
 
     @classmethod
     def load(cls, path: str | Path) -> "ModeSet":
         """Read a set written by :meth:`save` (no FE model attached; the mesh cells when the file
         holds them -- files written before they were saved load without)."""
+        from ..io.safe import checked_npz
         try:
-            with np.load(path, allow_pickle=False) as data:
+            with checked_npz(path, "mode set file") as data:      # hostile sizes and pickles refused
                 return cls._from_arrays(data)
+        except UnsafeFileError:
+            raise
         except ModelError as exc:
             raise ModelError(f"mode set file {str(path)!r}: {exc}") from None
         except (OSError, ValueError, TypeError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as exc:

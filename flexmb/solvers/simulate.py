@@ -7,6 +7,7 @@ import time as _time
 import numpy as np
 
 from ..errors import FlexmbError, ModelError, SingularConfigurationError
+from ..io.chunks import releases_output
 from ..results import Result, stack_rows
 from .generalized_alpha import AlphaParameters, StepState
 from .initial import consistent_start
@@ -123,6 +124,7 @@ _NO_HISTORY = np.zeros(0)
 _NO_HISTORY.flags.writeable = False
 
 
+@releases_output
 @single_blas_thread_for_small_systems
 def simulate(system, t_end: float, h: float | None = None, *, method: str = "generalized-alpha",
              rho_inf: float = 0.9, beta: float | None = None, gamma: float | None = None,
@@ -189,15 +191,14 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
 
     writer, prefix, state = None, None, None
     if output is not None:
-        from ..io.chunks import ChunkWriter, read_chunks
-        meta = {"system": system.name, "nq": asm.nq, "m": asm.m, "method": params.name, "h": h,
-                "t_start": t_start, "t_end": t_end, "adaptive": bool(adaptive), "save_every": save_every,
-                "bodies": [b.name for b in system.bodies], "joints": [j.name for j in system.joints],
-                "forces": [f.name for f in system.forces]}
-        writer = ChunkWriter(output, meta, chunk_steps, resume=resume)   # checks meta, trims chunks after the state
-        state = writer.state
-        if state is not None:
-            prefix = read_chunks(output)
+        from ..io.chunks import ChunkWriter, run_meta
+        settings = dict(method=params.name, h=h, t_start=t_start, t_end=t_end, adaptive=adaptive,
+                        save_every=save_every, rtol=rtol, atol=atol, h_min=h_min, h_max=h_max, newton_tol=newton_tol,
+                        max_newton=max_newton, velocity_projection=velocity_projection, redundant=redundant,
+                        h_contact=h_contact, contact_tol=contact_tol)
+        # locks the directory, checks names, settings and parameter values on resume, trims chunks after the state
+        writer = ChunkWriter(output, run_meta(system, asm, settings), chunk_steps, resume=resume)
+        state, prefix = writer.state, writer.prefix
     elif resume:
         raise ModelError("simulate: resume=True needs output= (the directory of the run to continue)")
     options = dict(h_nominal=h, adaptive=adaptive, rtol=rtol, atol=atol, h_min=h_min, h_max=h_max,
@@ -318,19 +319,20 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
             stats = {**run.stats, **_stats(run, wall0, loop0)}
             message = str(exc) if isinstance(exc, FlexmbError) else f"interrupted (Ctrl-C) at t = {run.state.t:.6g} s"
             exc.result = history.result(system, stats, message, redundant_rows, prefix)
-        if writer is not None:   # any error: keep what was computed
-            writer.flush(snapshot())
+        if writer is not None:   # any error: keep what was computed (an OutputError chained to exc if that fails)
+            writer.close(snapshot(), failure=exc, partial=getattr(exc, "result", None))
         raise
     finally:
         reporter.close(run.state.t, step_count)
-    if writer is not None:
-        writer.flush(snapshot())
     stats = {**run.stats, **_stats(run, wall0, loop0)}
     message = "completed"
     if energy_watch is not None:
         stats["energy_drift"] = energy_watch.worst
         message = energy_watch.message
-    return history.result(system, stats, message, redundant_rows, prefix)
+    res = history.result(system, stats, message, redundant_rows, prefix)
+    if writer is not None:
+        writer.close(snapshot(), partial=res)     # the last rows; an OutputError carrying res if that fails
+    return res
 
 
 def _check_switched_off(asm, s: StepState, tol: float) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import csv
 import io
 import math
-import os
 from pathlib import Path
 
 import numpy as np
@@ -54,6 +53,35 @@ def _column_array(values: list) -> np.ndarray:
     if all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in values):
         return np.array([math.nan if v is None else float(v) for v in values], dtype=float)
     return np.array(["" if v is None else str(v) for v in values], dtype=str)
+
+
+NPZ_KEYS = ("__columns__", "__params__", "__metrics__", "__name__")
+"""Arrays of a table's ``.npz`` file besides its columns (StudyResult.to_npz)."""
+
+
+def _read_npz(path: Path) -> tuple[list[str], list[str], list[str], str | None, dict[str, list]]:
+    """Columns, params, metrics, name and column values of a table written by StudyResult.to_npz. Pickled
+    arrays (which could run code when read) and declared sizes the file cannot hold are refused
+    (UnsafeFileError); a file of another kind or a damaged one is a ModelError naming it."""
+    import zipfile
+
+    from ..errors import UnsafeFileError
+    from ..io.safe import checked_npz
+    try:
+        with checked_npz(path, "study table") as z:
+            missing = [k for k in NPZ_KEYS if k not in z.files]
+            if missing:
+                raise ModelError(f"{str(path)!r} is not a flexmb study table: it lacks {missing}")
+            columns = [str(c) for c in z["__columns__"]]
+            absent = [c for c in columns if c not in z.files]
+            if absent or "case" not in columns:
+                raise ModelError(f"study table {str(path)!r} lists columns it does not hold: {absent or ['case']}")
+            return (columns, [str(c) for c in z["__params__"]], [str(c) for c in z["__metrics__"]],
+                    str(z["__name__"]) or None, {c: z[c].tolist() for c in columns})
+    except (UnsafeFileError, ModelError):
+        raise
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise ModelError(f"cannot read the study table {str(path)!r}: {type(exc).__name__}: {exc}") from None
 
 
 class StudyResult:
@@ -145,12 +173,15 @@ class StudyResult:
                 w.writerow([_fmt(r.get(c)) for c in self.columns])
 
     def to_npz(self, path) -> None:
-        path = Path(path)
-        tmp = path.with_name(path.name + ".tmp.npz")
+        """Write the table to ``path`` (``.npz``) under a temporary name, then renamed (flexmb/io/safe.py): a failed
+        write raises an OutputError and keeps any previous file. Every column is numbers, booleans or text
+        (``_column_array``), never Python objects, which would need a pickle to read."""
+        from ..io.safe import write_with
         arrays = {c: self[c] for c in self.columns}
-        np.savez(tmp, __columns__=np.array(self.columns, dtype=str), __params__=np.array(self.params, dtype=str),
-                 __metrics__=np.array(self.metrics, dtype=str), __name__=np.array(self.name or ""), **arrays)
-        os.replace(tmp, path)
+        write_with(Path(path), lambda fh: np.savez(
+            fh, __columns__=np.array(self.columns, dtype=str), __params__=np.array(self.params, dtype=str),
+            __metrics__=np.array(self.metrics, dtype=str), __name__=np.array(self.name or ""), **arrays),
+            "study table")
 
     @classmethod
     def load(cls, path) -> "StudyResult":
@@ -162,12 +193,7 @@ class StudyResult:
         if not path.exists():
             raise ModelError(f"no study results at {path}")
         if path.suffix == ".npz":
-            with np.load(path) as z:
-                columns = [str(c) for c in z["__columns__"]]
-                params = [str(c) for c in z["__params__"]]
-                metrics = [str(c) for c in z["__metrics__"]]
-                name = str(z["__name__"]) or None
-                cols = {c: z[c].tolist() for c in columns}
+            columns, params, metrics, name, cols = _read_npz(path)
             n = len(cols["case"])
             rows = [{c: cols[c][i] for c in columns} for i in range(n)]
             return cls(rows, params, metrics, name)
