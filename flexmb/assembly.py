@@ -11,7 +11,7 @@ Equations (docs/theory.md §4):
 
 with ``K = dr/dq`` (without constraint terms), ``C = dr/dv``, ``H = sum lambda_k
 d2 Phi_k/dq2`` and ``D`` diagonal (1 on rows switched off as redundant, or a
-small regularization in projections). Velocity constraints ``B(q) v = b`` (docs/theory.md §10)
+small regularization in projections). Velocity constraints ``B(q) v = b`` (docs/theory.md §8)
 add rows ``cB B + cV (B v)_q`` with columns ``B^T`` (unsymmetric) and ``d(B^T lambda)/dq`` to H.
 """
 from __future__ import annotations
@@ -88,7 +88,7 @@ class Assembly:
         prim_owner = {id(p): k for p, k in zip(prims, owner)}
         self.m_joint = sum(g.n * g.r for g in self.groups)
         self.norm = NormalizationGroup(bodies, self.m_joint)
-        # velocity-level constraints (knife edges, rolling discs) last: docs/theory.md §10
+        # velocity-level constraints (knife edges, rolling discs) last: docs/theory.md §8
         nh = [(j, k) for k, j in enumerate(system.joints) if isinstance(j, NonholonomicConstraint)]
         self.nonholonomic = NonholonomicRows([j for j, _ in nh], [k for _, k in nh], self.m_joint + self.norm.n)
         self.m = self.m_joint + self.norm.n + self.nonholonomic.m
@@ -303,7 +303,7 @@ class Assembly:
         return [g.evaluate(qe, ve, t) for g in self.groups]
 
     def constraints(self, q, v, t, evals=None, norm=None, nh_eval=None) -> ConstraintEval:
-        """Phi, Phi_q (sparse, inactive rows zeroed), Phi_t and gamma. Velocity rows (docs/theory.md §10)
+        """Phi, Phi_q (sparse, inactive rows zeroed), Phi_t and gamma. Velocity rows (docs/theory.md §8)
         hold ``B v - b`` (m/s) in ``phi``, ``-b`` in ``phi_t``, ``-(B v)_q v + b'`` in ``gamma`` and ``B`` in
         the Jacobian."""
         if evals is None:
@@ -347,7 +347,7 @@ class Assembly:
 
         ``nh = (cB, cV)``: the Newton rows of the velocity constraints are ``cB B + cV (B v)_q`` (their
         columns stay ``B^T``): ``(1, 0)`` for projections and accelerations, ``(1, 1/gp)`` in the
-        index-3 step (docs/theory.md §10). ``nh=None`` switches them off (position projection, statics:
+        index-3 step (docs/theory.md §8). ``nh=None`` switches them off (position projection, statics:
         velocity rows say nothing about positions): zero rows and columns, 1 on the diagonal, ``phi`` 0
         and no force."""
         r = np.zeros(self.nq)
@@ -414,7 +414,7 @@ class Assembly:
 
     def _nonholonomic_blocks(self, blocks, c, e, lam_act, cH, nh) -> None:
         """Newton blocks of the velocity-constraint family: rows ``cB B + cV (B v)_q`` (holonomic rolling
-        rows: ``g_q``), columns ``B^T`` and ``cH d(B^T lambda)/dq`` (docs/theory.md §10); ``nh=None``: the
+        rows: ``g_q``), columns ``B^T`` and ``cH d(B^T lambda)/dq`` (docs/theory.md §8); ``nh=None``: the
         velocity rows switched off."""
         h_row, h_col, h_hess = self._h["nh"]
         vel = self.nonholonomic.velocity
@@ -503,7 +503,7 @@ class Assembly:
 
     def driver_power(self, q, v, lam, t) -> float:
         """Power of the driver constraint forces ``-lambda_d . (Phi_q,d v)`` (W), plus that of the velocity
-        constraints ``-lambda . (B v)`` (zero for ideal ones, ``b = 0``: docs/theory.md §10)."""
+        constraints ``-lambda . (B v)`` (zero for ideal ones, ``b = 0``: docs/theory.md §8)."""
         P = self.nonholonomic_power(q, v, lam, t)
         if not self._driver_groups:
             return P

@@ -2,7 +2,7 @@
 
 A driver constraint ``Phi(q) - f(t) = 0`` needs ``f``, ``f'`` and ``f''``: the
 velocity equation is ``Phi_q v = f'`` and the acceleration equation
-``Phi_q a = -(Phi_q v)_q v + f''``. (Seed 001, eq. 19, drops the ``Phi_tt``
+``Phi_q a = -(Phi_q v)_q v + f''``. (van der Linde & Schwab 2002, eq. 19, drops the ``Phi_tt``
 term; docs/theory.md §3.4 gives the complete form.)
 """
 from __future__ import annotations
@@ -126,7 +126,7 @@ class TimeFunction:
 
     @classmethod
     def spin_up(cls, omega_s: float, T_s: float, *, angle: bool = True) -> "TimeFunction":
-        """Smooth spin-up of seed 002 eq. 9.18 (corrected as in the seed README).
+        """Smooth spin-up of He 1992, eq. 9.18 (with the thesis's misprint corrected).
 
         ``Omega(t) = (Omega_s/T_s) [t - (T_s/2pi) sin(2 pi t/T_s)]`` for t < T_s,
         then ``Omega_s``. With ``angle=True`` the function is the rotation angle

@@ -274,7 +274,7 @@ def spring_kernel(code, qe, ve, gather, vec, shp, sides, mi, mj, ref, k, c, x0, 
 @njit(cache=True)
 def motor_kernel(code, qe, ve, ae, gather, state, vec, shp, sides, mi, mj, ref, K_p, r_a, L_a, D, V, cM, cC, cK,
                  want_blocks, r, blk):
-    """DC motors (flexmb/forces/motor.py, seed 002 §9.4): torque ``tau = K_p i - D omega`` on the relative
+    """DC motors (flexmb/forces/motor.py, He 1992, §9.4): torque ``tau = K_p i - D omega`` on the relative
     rotation ``theta`` (measure ``code``, the ``ANGLE``; ``omega = theta_dot``) and the armature equation
     ``L_a di/dt + r_a i + K_p omega - V`` in the last column (the charge, index ``state``). Residual ``r``
     (n, nx + 1) and blocks ``cM M + cC C + cK K`` (n, nx + 1, nx + 1) when ``want_blocks``."""
@@ -327,7 +327,7 @@ def hysteresis_one(K, n, h, v_min, d, dd, vm):
 
 @njit(cache=True, inline="always")
 def linear_one(K, c, d, dd):
-    """``F = max(0, K d + c dd)`` for ``d > 0`` and its derivatives (Kelvin-Voigt, seed 000 eq. 3.5.12)."""
+    """``F = max(0, K d + c dd)`` for ``d > 0`` and its derivatives (Kelvin-Voigt, Crous 2000, eq. 3.5.12)."""
     raw = K * d + c * dd
     if d > 0.0 and raw > 0.0:
         return raw, K, c
@@ -602,7 +602,7 @@ def _curve(X, Y, S, v):
 
 @njit(cache=True, inline="always")
 def _hinge_one(theta, thd, theta_p, alpha, k, X, Y, S, P, has_rate, C, p, w0):
-    """One plastic hinge (docs/theory-crash.md §1; Nikravesh, Chung & Benedict 1983, Ambrosio, seed 003
+    """One plastic hinge (docs/theory-crash.md §1; Nikravesh, Chung & Benedict 1983, Ambrosio 2002
     eqs. 6-7): return mapping of the rate-independent moment ``M_s`` with tangent ``K_t`` and plastic state
     ``alpha'`` from the history (``theta_p``, ``alpha``), times the Cowper-Symonds factor ``R`` while
     loading. Returns ``(M = R M_s (N m), dM/dtheta, dM/dtheta_dot, M_s, K_t, alpha', R)``."""

@@ -4,9 +4,9 @@
 vectorized, with what the Newton blocks need (``coefficient(s) -> (mu, dmu/ds, mu/s)``; ``mu/s`` is returned
 finite at ``s = 0``, where every law here is linear in the slip velocity):
 
-* ``CoulombRamp`` -- Coulomb friction with the "dynamic correction coefficient" of Ambrosio (seed 003, §4.3,
+* ``CoulombRamp`` -- Coulomb friction with the "dynamic correction coefficient" of Ambrosio (2002, §4.3,
   eqs. (21)-(22)): ``mu_eff = mu c_d(s)``, ``c_d = 0`` below ``v_dead``, rising linearly to 1 at ``v0`` and 1
-  above. The seed's lower speed (its v0) is ``v_dead`` here (default 0, so ``mu_eff = mu min(1, s/v0)``), its
+  above. The paper's lower speed (its v0) is ``v_dead`` here (default 0, so ``mu_eff = mu min(1, s/v0)``), its
   upper one (its v1) is ``v0``. ``shape="tanh"`` gives the smooth variant ``mu tanh(s/v0)``.
 * ``BrownMcPhee`` -- the continuous velocity-based model with a Stribeck peak of P. Brown & J. McPhee, "A
   continuous velocity-based friction model for dynamics and control with physically meaningful parameters",
@@ -95,14 +95,14 @@ class FrictionLaw:
 
 
 class CoulombRamp(FrictionLaw):
-    """Regularized Coulomb friction, ``mu_eff(s) = mu c_d(s)`` (seed 003, Ambrosio §4.3 eqs. (21)-(22)).
+    """Regularized Coulomb friction, ``mu_eff(s) = mu c_d(s)`` (Ambrosio 2002, §4.3 eqs. (21)-(22)).
 
     Args:
         mu: dynamic friction coefficient (-).
         v0: slip speed (m/s) from which the full ``mu`` acts (Ambrosio's v1).
         v_dead: slip speed (m/s) below which no friction acts (Ambrosio's v0; default 0, then
             ``mu_eff = mu min(1, s / v0)``, linear in the slip velocity near rest).
-        shape: ``"linear"`` (the seed's ramp, default) or ``"tanh"`` (``mu tanh(s/v0)``, smooth; needs
+        shape: ``"linear"`` (Ambrosio's ramp, default) or ``"tanh"`` (``mu tanh(s/v0)``, smooth; needs
             ``v_dead = 0``).
 
     A tangential load ``F_t < mu F_n`` is carried by a steady creep at ``s = v0 F_t / (mu F_n)`` (linear ramp).

@@ -2,7 +2,7 @@
 
 docs/theory-contact.md §2. Sources: K. L. Johnson, *Contact Mechanics*, Cambridge University Press 1985, ch. 4
 (Hertz theory: point contact §4.2, two-dimensional contact of cylinders pp. 99-104) and §11.4 (impact of
-elastic bodies); W. Goldsmith, *Impact*, Arnold 1960; the sphere-on-plane stiffness as printed in seed 003
+elastic bodies); W. Goldsmith, *Impact*, Arnold 1960; the sphere-on-plane stiffness as printed in Ambrosio 2002,
 (Ambrosio, eq. (19), after Lankarani et al. 1995).
 
 All quantities SI: moduli in Pa, radii and lengths in m, masses in kg, speeds in m/s, forces in N.
@@ -81,7 +81,7 @@ def sphere_sphere(R1: float, R2: float, E_star: float) -> float:
 def sphere_plane(R: float, E_star: float) -> float:
     """Hertz stiffness of a sphere of radius R on a plane ``K = 4/3 E* sqrt(R)`` (N/m^1.5).
 
-    Same number as seed 003 eq. (19), ``K = 4/(3 pi) sqrt(R) / (h1 + h2)`` with ``h = (1 - nu^2)/(pi E)``.
+    Same number as Ambrosio 2002, eq. (19), ``K = 4/(3 pi) sqrt(R) / (h1 + h2)`` with ``h = (1 - nu^2)/(pi E)``.
     """
     E_star = _pos(E_star, "E* (Pa)", "sphere_plane")
     return 4.0 / 3.0 * E_star * math.sqrt(_pos(R, "R (m)", "sphere_plane"))

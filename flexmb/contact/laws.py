@@ -17,7 +17,7 @@ The hysteresis-damping laws share one form (theory-contact.md §1.1),
 with ``h(e)`` the law's hysteresis factor:
 
 * ``LankaraniNikravesh``  h = 3 (1 - e^2) / 4      (Lankarani & Nikravesh 1990, J. Mech. Des. 112:369, eq. for D;
-  seed 003, Ambrosio eqs. (17)-(20));
+  Ambrosio 2002, eqs. (17)-(20));
 * ``HuntCrossley``        h = 3 (1 - e) / 2        (Hunt & Crossley 1975, J. Appl. Mech. 42:440, with the linear
   restitution law e = 1 - alpha v and lambda = 3 alpha K / 2, the form used by Marhefka & Orin 1999);
 * ``Flores``              h = 8 (1 - e) / (5 e)    (Flores, Machado, Silva & Martins 2011, Nonlinear Dyn. 64:25).
@@ -272,7 +272,7 @@ def linear_damping_ratio(e: float, calibration: str = "clamped") -> float:
 
 class LinearSpringDamper(ContactLaw):
     """Kelvin-Voigt contact ``F = max(0, K delta + c delta_dot)`` for ``delta > 0`` (comparison law, n = 1;
-    seed 000 eq. (3.5.12)).
+    Crous 2000, eq. (3.5.12)).
 
     Args:
         K: stiffness, N/m.

@@ -1,17 +1,17 @@
 """Ropes as chains of rigid segments, and their contact with rotating pulleys (docs/theory-ropes.md).
 
-A rope is a chain of rigid segments joined by spherical joints (seed 000, P. G. Crous's thesis "Modelling of
+A rope is a chain of rigid segments joined by spherical joints (P. G. Crous's thesis "Modelling of
 Dragline Dynamics", §3.5.4, after Winget & Huston 1976 and Huston & Kamman 1982); :func:`rope_chain` and
-:func:`rope_segments` build it. :class:`RopePulleyContact` is the rope-pulley contact of seed 000 §3.5.4:
+:func:`rope_segments` build it. :class:`RopePulleyContact` is the rope-pulley contact of Crous 2000, §3.5.4:
 
 * a radial penalty force in the pulley plane when a segment's centre of mass comes inside the pulley radius,
-  ``F_n = max(0, K delta^n + c delta_dot)`` (linear spring-dashpot for n = 1, seed 000 eq. (3.5.29); Hertzian
+  ``F_n = max(0, K delta^n + c delta_dot)`` (linear spring-dashpot for n = 1, Crous 2000, eq. (3.5.29); Hertzian
   for n = 3/2, eq. (3.5.13));
 * an axial guide that keeps a touching segment in the pulley plane, ``F_a = -(k_a z + c_a z_dot)``
   (eq. (3.5.30));
 * regularized Coulomb friction ``f_t = -F_n mu(|v_t|) sign(v_t)`` on the slip velocity ``v_t`` of the segment
   relative to the rotating pulley, along the rim tangent (eqs. (3.5.31)-(3.5.33); any
-  :class:`~flexmb.contact.friction.FrictionLaw`, e.g. ``CoulombRamp``, seed 000 eq. (3.5.19)).
+  :class:`~flexmb.contact.friction.FrictionLaw`, e.g. ``CoulombRamp``, Crous 2000, eq. (3.5.19)).
 
 All pairs (pulley, segment) of all elements are evaluated together in compiled kernels (flexmb/compiled/rope.py,
 numba, imported when a model with ropes compiles); the Newton blocks are the exact derivatives
@@ -38,7 +38,7 @@ __all__ = ["RopePulleyContact", "RopePulleyGroup", "Rope", "rope_chain", "rope_s
 
 
 class RopePulleyContact(ForceElement):
-    """Contact of the segments of a rope with one pulley (seed 000 §3.5.4; docs/theory-ropes.md §2).
+    """Contact of the segments of a rope with one pulley (Crous 2000, §3.5.4; docs/theory-ropes.md §2).
 
     Args:
         pulley: the pulley, a :class:`~flexmb.RigidBody` whose reference point (centre of mass) is the pulley
@@ -46,12 +46,12 @@ class RopePulleyContact(ForceElement):
         segments: the rope's segment bodies (``Rope.segments``); each touches through its reference point, its
             centre of mass.
         radius: radius (m) at which the segment centres ride: the groove radius plus half the rope diameter
-            (the "effective radius" of seed 000 §4).
+            (the "effective radius" of Crous 2000, §4).
         stiffness: radial penalty stiffness ``K`` (N/m^n).
         damping: radial damping ``c`` (N s/m); the force is clamped at zero (never pulls).
-        exponent: ``n`` of ``K delta^n`` (1 linear, seed 000 eq. (3.5.29); 1.5 Hertzian, eq. (3.5.13)).
+        exponent: ``n`` of ``K delta^n`` (1 linear, Crous 2000, eq. (3.5.29); 1.5 Hertzian, eq. (3.5.13)).
         axis: direction of the pulley axis (global, at the initial configuration; default z).
-        friction: a :class:`~flexmb.contact.friction.FrictionLaw` (``CoulombRamp(mu, v0)`` is seed 000's
+        friction: a :class:`~flexmb.contact.friction.FrictionLaw` (``CoulombRamp(mu, v0)`` is Crous 2000's
             eq. (3.5.19)), or None for a smooth pulley.
         guide_stiffness: axial guide stiffness ``k_a`` (N/m); default ``stiffness`` (only for n = 1).
         guide_damping: axial guide damping ``c_a`` (N s/m); default ``damping``.
@@ -145,18 +145,18 @@ def _frame(t: np.ndarray) -> np.ndarray:
 
 def rope_chain(system, points, mass_per_length: float, *, diameter: float = 0.01, bend_axis=None,
                name: str = "rope") -> Rope:
-    """Add a rope whose joints start at ``points`` (n+1, 3) (m) to ``system``: n rigid segments (seed 000 §3.5.4)
+    """Add a rope whose joints start at ``points`` (n+1, 3) (m) to ``system``: n rigid segments (Crous 2000, §3.5.4)
     joined at the inner points; the rope's ends ``points[0]``, ``points[-1]`` are free.
 
     Joints: ``fm.Spherical`` (default; each segment's spin about its own axis is then free, a neutral mode that
     dynamics never excites but a static solve refuses), or, with ``bend_axis`` (global direction perpendicular to
     every segment: the normal of a rope laid out in a plane), ``fm.Universal`` joints that bend about
-    ``bend_axis`` on the first segment and about the in-plane normal of the second (seed 000 Ch. 5: universal joints
+    ``bend_axis`` on the first segment and about the in-plane normal of the second (Crous 2000, Ch. 5: universal joints
     give the rope full torsional stiffness, spherical joints none).
 
     Segment k runs from ``points[k]`` to ``points[k+1]``; its body x axis lies along it (z along ``bend_axis`` when
     given). Mass ``mass_per_length`` (kg/m) times its length; inertia of a solid cylinder of ``diameter`` (m):
-    ``m d^2/8`` about its axis, ``m L^2/12 + m d^2/16`` across (seed 000 App. D.2 takes the thin-rod values, 0
+    ``m d^2/8`` about its axis, ``m L^2/12 + m d^2/16`` across (Crous 2000, App. D.2 takes the thin-rod values, 0
     about the axis).
     """
     from ..joints import Spherical, Universal

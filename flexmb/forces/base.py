@@ -3,7 +3,7 @@
 A force element contributes ``-Q`` to the residual ``M a - Q + Phi_q^T lambda``
 together with ``dr/dq`` and ``dr/dv``; conservative parts report their
 potential energy, dissipative and external parts their power (for the energy
-balance of Huston & Liu, seed 004).
+balance of Huston & Liu 2005).
 """
 from __future__ import annotations
 

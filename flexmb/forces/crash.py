@@ -1,7 +1,7 @@
 """Crash elements: plastic hinge, crush element, triangular deceleration pulse (docs/theory-crash.md).
 
 * :class:`PlasticHinge` -- elastic-plastic rotational element about an axis between two bodies
-  (the plastic hinge of Nikravesh, Chung & Benedict 1983 and Ambrosio, seed 003 §2.1, eqs. 6-7): yield
+  (the plastic hinge of Nikravesh, Chung & Benedict 1983 and Ambrosio 2002 §2.1, eqs. 6-7): yield
   moment from a tabulated curve ``M_y(alpha)`` of the accumulated plastic rotation, elastic
   unloading and reloading with ``k_elastic``, isotropic hardening (or softening) for reversed
   loading, optional Cowper-Symonds strain-rate factor.
@@ -9,7 +9,7 @@
   curve of the crush ``delta = L0 - L`` while the crush grows past its maximum, elastic
   unloading and reloading with ``unloading_stiffness`` below it, never any tension.
 * :func:`triangular_pulse` / :func:`far_562_pulse` -- the prescribed motion of a sled whose
-  deceleration is a triangular pulse (FAR 23.562 / 25.562 seat tests, Lankarani et al., seed 003).
+  deceleration is a triangular pulse (FAR 23.562 / 25.562 seat tests, Lankarani, Olivares & Nagarajan 2002).
 
 History variables (plastic rotation, maximum crush) change only in ``accept`` (once per accepted
 step); within a step the element force is a continuous, piecewise-linear function of the
@@ -117,7 +117,7 @@ class PlasticHinge(_PairForce):
 
     Args:
         axis: hinge axis (global, at the start); the rotation ``theta`` of b relative to a about
-            it is measured from the initial configuration (seed 003, Ambrosio eq. 6).
+            it is measured from the initial configuration (Ambrosio 2002, eq. 6).
         curve: ``(alpha, M_y)``: yield moment (N m) against accumulated plastic rotation (rad),
             piecewise linear; ``alpha`` from 0, strictly increasing; ``M_y >= 0``; every slope
             above ``-k_elastic``. Beyond the table the last slope continues (a falling end stops
@@ -540,7 +540,7 @@ def triangular_pulse(peak_g: float, duration: float, t_peak: float | None = None
 
 
 # FAR seat tests (14 CFR 23.562(b), 25.562(b), 27.562(b)), minimum velocity change (ft/s), minimum
-# peak floor deceleration (g), latest time of the peak (s); seed 003, Lankarani et al., Fig. 1 and refs 3-5.
+# peak floor deceleration (g), latest time of the peak (s); Lankarani, Olivares & Nagarajan 2002, Fig. 1 and refs 3-5.
 FAR_562 = {
     (23, 1, "first row"): (31.0, 19.0, 0.05), (23, 1, "other"): (31.0, 15.0, 0.06),
     (23, 2, "first row"): (42.0, 26.0, 0.05), (23, 2, "other"): (42.0, 21.0, 0.06),

@@ -1,7 +1,7 @@
 """DC motor: a force element with its own first-order state (the armature current).
 
 A separately excited DC motor between the two bodies of a revolute (or cylindrical) joint,
-about the joint axis (seed 002 §9.4 after Samanta 1990):
+about the joint axis (He 1992, §9.4 after Samanta 1990):
 
     L_a di/dt + r_a i + K_p omega = V(t),      torque on body b (reaction on a)  tau = K_p i - D omega,
 

@@ -1,4 +1,4 @@
-"""Non-holonomic (velocity-level) constraints: knife edge and rolling disc (docs/theory.md §10).
+"""Non-holonomic (velocity-level) constraints: knife edge and rolling disc (docs/theory.md §8).
 
 A velocity row reads ``B(q) v = b(t)`` (Neimark & Fufaev, *Dynamics of Nonholonomic Systems*,
 1972, ch. 1); its multiplier enters the dynamics as ``B^T lambda`` like a holonomic row's

@@ -12,12 +12,12 @@ with ``d`` the vector from the drum point to the rope point. Its multiplier carr
 ``-int T p' dt``, is booked as driver work (``Result.work_drivers``), so the energy balance closes with the drum
 work. The span is bilateral: it pushes where a real rope would go slack; check ``tension >= 0``.
 
-This is seed 000's own simplification of the dragline's winches (P. G. Crous, "Modelling of Dragline Dynamics",
+This is Crous's own simplification of the dragline's winches (P. G. Crous, "Modelling of Dragline Dynamics",
 MSc thesis, Stellenbosch 2000, Ch. 5: "the drag winch is positioned at the fairlead and the hoist winch is
 positioned at the boom point"): the rope stored on the drum and its spooling are not modelled, the paid-out rope
 appears as the lengthening span. For a drum driven by a torque (a ``DCMotor``, a ``Torque``), model the drum as a
 pulley with the rope wound on it (``wound_drum_points`` in flexmb/contact/rope.py, a ``RopePulleyContact`` and the
-first segment pinned to the rim: seed 000 Ch. 5 "the winches are modelled as pulleys to which the first rope
+first segment pinned to the rim: Crous 2000, Ch. 5 "the winches are modelled as pulleys to which the first rope
 segment is connected").
 """
 from __future__ import annotations

@@ -2,14 +2,14 @@
 
 Basis: fixed-interface normal modes (every interface point held, plus the ``fixed`` dofs) and
 six static constraint modes per interface point (unit motion of one point dof, the others held,
-no other load) -- Craig & Bampton, AIAA J. 6 (1968) 1313-1319; Nikravesh in seed 003 §4.2.3,
+no other load) -- Craig & Bampton, AIAA J. 6 (1968) 1313-1319; Nikravesh 2002 §4.2.3,
 eqs. 4.16-4.21. Rigid-body content, for a floating frame:
 
 * ``reference="name"``: the body frame is attached to that interface point (tangent frame):
   its six constraint modes, which carry the rigid-body motion, are dropped;
 * no ``reference`` and no ``fixed`` dofs: the six rigid-body modes lie in the span of the
   constraint modes; they are projected out (mass-orthogonally, Buckens/mean-axis conditions,
-  seed 003 eqs. 3.17-3.18) and the six dependent directions removed;
+  Nikravesh 2002, eqs. 3.17-3.18) and the six dependent directions removed;
 * ``fixed`` dofs: the body is held; all constraint modes are kept.
 
 The combined basis is then orthonormalized with the reduced eigenproblem (``M = I``, ``K``

@@ -8,7 +8,7 @@ MacNeal, Computers & Structures 1 (1971) 581-601) minus the part carried by the 
 
     g = (I - M R R^T) f,   x = K^+ g  (x mass-orthogonal to R),   x_res = x - Phi diag(1/lambda) Phi^T g.
 
-All modes are mass-orthogonal to the rigid-body modes (Buckens / mean-axis frame, seed 003
+All modes are mass-orthogonal to the rigid-body modes (Buckens / mean-axis frame, Nikravesh 2002
 eqs. 3.17-3.18); the combined set is orthonormalized with the reduced eigenproblem.
 """
 from __future__ import annotations

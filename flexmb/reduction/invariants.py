@@ -3,7 +3,7 @@
 With body-frame node positions ``x`` and mode shapes ``Phi`` the volume integrals
 ``int rho a . b dV`` of fields interpolated by the element shape functions are ``A^T M B`` with
 the FE mass matrix ``M`` -- exact for consistent mass (Shabana, *Dynamics of Multibody
-Systems*, 3rd ed., ch. 5; Nikravesh in seed 003, eqs. 3.14 and 4.10 use the same
+Systems*, 3rd ed., ch. 5; Nikravesh 2002, eqs. 3.14 and 4.10 use the same
 ``I^T M I = m I``, ``b^T M b = J``). The rigid-body terms come from the rigid-body-mode matrix
 ``R`` (ndof, 6) and include the rotary inertia of beam and shell nodes. The second-order terms
 (``S_kl``, ``J_kl``, ``x_phi``-based ``J_k``) use the translational field through the

@@ -2,9 +2,9 @@
 
 A linear modal body on a floating frame misses the stiffening (or softening) that its inertial
 and interface loads cause through the geometric stiffness. The method of Banerjee & Dickens
-(J. Guidance 13 (1990) 221-227; seed 002 §4.3.1) and Wallrapp & Schwertassek (Int. J. Numer.
+(J. Guidance 13 (1990) 221-227; He 1992, §4.3.1) and Wallrapp & Schwertassek (Int. J. Numer.
 Meth. Eng. 32 (1991) 1833-1850) precomputes the geometric stiffness of unit load cases and scales
-them with the current motion (seed 002 eq. 3.30: ``K_g = R_x'' K_g1 - Omega^2/2 K_g2 - P(0) K_g0``
+them with the current motion (He 1992, eq. 3.30: ``K_g = R_x'' K_g1 - Omega^2/2 K_g2 - P(0) K_g0``
 is the beam special case).
 
 Inertial cases (theory §1): the body-frame acceleration field of a material point at ``x``,
@@ -150,7 +150,7 @@ def acceleration_fields(points: np.ndarray, dofs_per_node: int) -> np.ndarray:
 
     Translations ``e_i``; angular acceleration ``e_i x x`` with ``e_i`` on rotational dofs (the
     rigid rotation modes); centrifugal products ``e_i x_i - x`` (i = j) and ``e_i x_j + e_j x_i``
-    (i != j) with zero rotational dofs (theory eq. 1.3; seed 002 eq. 4.9 without elastic terms).
+    (i != j) with zero rotational dofs (theory eq. 1.3; He 1992, eq. 4.9 without elastic terms).
     """
     x = np.asarray(points, dtype=float)
     n = x.shape[0]

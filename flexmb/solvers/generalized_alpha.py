@@ -16,7 +16,7 @@ so the iteration matrix stays well conditioned as h -> 0:
      [Phi_q,                                                            0      ]].
 
 Velocity constraints ``B v = b`` hold at the step end with ``v = vp + gp (q - qp)``; their rows are
-scaled by ``1/gp`` (docs/theory.md §10). Newmark (alpha_m = alpha_f = 0) and HHT (alpha_m = 0) are
+scaled by ``1/gp`` (docs/theory.md §8). Newmark (alpha_m = alpha_f = 0) and HHT (alpha_m = 0) are
 special cases.
 """
 from __future__ import annotations
@@ -157,7 +157,7 @@ class AlphaStepper:
         gp = gamma / (beta * h)                          # d v / d q
         scale = beta * h * h
         coef = ((1.0 - am) / (1.0 - af), gamma * h, scale, scale, 0.0)
-        # velocity rows B v - b = 0 with v = vp + gp (q - qp), scaled by 1/gp: rows B + (B v)_q / gp (§10)
+        # velocity rows B v - b = 0 with v = vp + gp (q - qp), scaled by 1/gp: rows B + (B v)_q / gp (§8)
         nh = (1.0, 1.0 / gp)
         q, lam = qp.copy(), s.lam.copy()
         v, vd = vp.copy(), vdp.copy()

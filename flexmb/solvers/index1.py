@@ -2,8 +2,8 @@
 
 Solves ``[[M, Phi_q^T],[Phi_q, 0]] [a; lambda] = [Q; gamma]`` at every stage and
 integrates ``(q, v)`` with scipy's RK45 or DOP853. The position and velocity
-constraints are *not* enforced, so they drift (seed 001 §1; Neto & Ambrosio,
-seed 003); flexmb uses it as an independent check and for the drift
+constraints are *not* enforced, so they drift (van der Linde & Schwab 2002, §1;
+Neto & Ambrosio 2002); flexmb uses it as an independent check and for the drift
 demonstration, not for production runs.
 """
 from __future__ import annotations

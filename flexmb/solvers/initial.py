@@ -1,12 +1,12 @@
 """Redundant-constraint detection and consistent initial conditions.
 
 * Redundancy: rank-revealing QR with column pivoting of ``Phi_q^T`` (Neto &
-  Ambrosio, seed 003: "stabilization methods ... redundant constraints"),
+  Ambrosio 2002: "stabilization methods ... redundant constraints"),
   applied only to the closed-loop core of the body graph: bodies that hang on a
   tree branch (a leaf, recursively) are checked with a small block of their own
   columns and removed first, so a 1000-link chain costs no dense QR.
 * Positions: Gauss-Newton minimum-norm correction ``[[I, Phi_q^T],[Phi_q, 0]]``.
-* Velocities: projection onto ``Phi_q v = -Phi_t`` and ``B v = b`` (velocity constraints, docs/theory.md §10).
+* Velocities: projection onto ``Phi_q v = -Phi_t`` and ``B v = b`` (velocity constraints, docs/theory.md §8).
 * Accelerations and multipliers: ``[[M, Phi_q^T],[Phi_q, 0]] [a; lambda] = [Q; gamma]``.
 """
 from __future__ import annotations
@@ -140,7 +140,7 @@ def project_positions(asm, q: np.ndarray, t: float, tol: float = 1e-10, max_iter
     lam = np.zeros(asm.m)
     for _ in range(max_iter):
         # a tiny negative lambda-diagonal (damped least squares) tolerates redundant rows
-        # velocity rows (docs/theory.md §10) are switched off: they constrain no position
+        # velocity rows (docs/theory.md §8) are switched off: they constrain no position
         _, c, S = asm.residual(q, zero, zero, lam, t, coef=(0.0, 0.0, 0.0, 0.0, 1.0), lam_diag=-1e-12, nh=None)
         if np.max(np.abs(c.phi), initial=0.0) <= tol:
             return q
@@ -162,7 +162,7 @@ def project_positions(asm, q: np.ndarray, t: float, tol: float = 1e-10, max_iter
 
 
 def project_velocities(asm, q: np.ndarray, v: np.ndarray, t: float) -> np.ndarray:
-    """Closest v with Phi_q v + Phi_t = 0 and, for velocity constraints, B v = b (docs/theory.md §10)."""
+    """Closest v with Phi_q v + Phi_t = 0 and, for velocity constraints, B v = b (docs/theory.md §8)."""
     zero = np.zeros(asm.nq)
     _, c, S = asm.residual(q, zero, zero, np.zeros(asm.m), t, coef=(0.0, 0.0, 0.0, 0.0, 1.0))
     try:
@@ -175,7 +175,7 @@ def project_velocities(asm, q: np.ndarray, v: np.ndarray, t: float) -> np.ndarra
 
 def accelerations(asm, q: np.ndarray, v: np.ndarray, t: float) -> tuple[np.ndarray, np.ndarray]:
     """Accelerations and multipliers from the index-1 equations; velocity rows give ``B a = -(B v)_q v + b'``
-    (their ``gamma``, docs/theory.md §10)."""
+    (their ``gamma``, docs/theory.md §8)."""
     zero = np.zeros(asm.nq)
     r0, c, S = asm.residual(q, v, zero, np.zeros(asm.m), t, coef=(1.0, 0.0, 0.0, 0.0, 0.0))
     try:

@@ -1,13 +1,13 @@
 """Linearization about an equilibrium or a steady motion, with holonomic and velocity constraints.
 
 The equations ``M a - Q + Phi_q^T lambda + B^T mu = 0``, ``Phi(q, t) = 0``, ``B(q) v = b`` linearized
-about a reference state ``(q0, v0, a0, lambda0)`` (docs/theory.md §11):
+about a reference state ``(q0, v0, a0, lambda0)`` (docs/theory.md §9):
 
     M da + C dv + K dq + Phi_q^T dlambda + B^T dmu = 0,     K = dr/dq + sum lambda d2Phi/dq2 + d(B^T mu)/dq,
     Phi_q dq = 0,       B dv + (B v)_q dq = 0,
 
 projected on the constraint manifold with null-space bases (Schwab & Meijaard's minimal-coordinate
-recipe, seed 003; Schwab & Meijaard, "Dynamics of flexible multibody systems with non-holonomic
+recipe, Schwab & Meijaard 2002; Schwab & Meijaard, "Dynamics of flexible multibody systems with non-holonomic
 constraints: a finite element approach", Multibody System Dynamics 10 (2003) 107-123):
 
     dq = N1 y   (N1: null space of Phi_q),      dv = V y + N2 z   (N2: null space of [Phi_q; B]),
@@ -16,7 +16,7 @@ constraints: a finite element approach", Multibody System Dynamics 10 (2003) 107
 so ``y`` (position perturbations) and ``z`` (independent velocity perturbations) are the
 minimal state: ``y' = N1^T (V y + N2 z)``, ``N2^T M N2 z' = -N2^T (M V y' + C dv + K N1 y)``.
 
-Steady motions with rotating bodies (relative equilibria, docs/theory.md §11.1): the reference is the orbit
+Steady motions with rotating bodies (relative equilibria, docs/theory.md §9.1): the reference is the orbit
 ``q0(t) = G(t) q0 + d(t)`` of a one-parameter symmetry group of the model -- the whole system turning about
 a fixed axis at ``angular_velocity`` (and translating uniformly), each body listed in ``spin`` turning about
 a body-fixed axis (an axisymmetric body about its axis). In the co-moving coordinates ``q = G(t) qb + d(t)``
@@ -328,7 +328,7 @@ def linearize(system: "System", state: "Result | tuple[np.ndarray, np.ndarray] |
 
     The state must satisfy the constraints (``|Phi|``, ``|Phi_q v + Phi_t|``, ``|B v - b|`` <= ``tol``) and
     be an equilibrium or a steady motion. Steady translations need no arguments. A steady motion with
-    rotating bodies is given as the motion of co-moving coordinates (docs/theory.md §11.1):
+    rotating bodies is given as the motion of co-moving coordinates (docs/theory.md §9.1):
     ``angular_velocity`` (rad/s, global components) turns the whole system about the axis through ``center``
     (m), e.g. a body spinning about a principal axis or a disc rolling on a circle; ``spin`` maps bodies (or
     their names) to body-fixed angular velocities (rad/s), e.g. a rolling disc's or a top's spin about its

@@ -184,7 +184,7 @@ def _least_squares_multipliers(asm, q, factor: float, t: float) -> np.ndarray:
     Newton whose ``H(mu)`` already holds the stiffness of tension in a chain or a pendulum."""
     R, _ = _equations(asm, q, np.zeros(asm.m), factor, t)
     jac = asm.constraints(q, np.zeros(asm.nq), t).jac
-    if asm.velocity_rows.any():          # velocity constraints carry no static load (docs/theory.md §10)
+    if asm.velocity_rows.any():          # velocity constraints carry no static load (docs/theory.md §8)
         jac = sp.diags((~asm.velocity_rows).astype(float)) @ jac
     return spla.lsqr(jac.T, -R[:asm.nq], atol=1e-14, btol=1e-14)[0]
 

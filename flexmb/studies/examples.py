@@ -4,7 +4,7 @@
 
     F = K delta^1.5 [1 + 3 (1 - e^2)/4 * delta_dot / v]        (delta >= 0, F >= 0)
 
-(Lankarani & Nikravesh, Nonlinear Dynamics 5, 1994, eq. 18 form; seed 003 ref. [19]).
+(Lankarani & Nikravesh, Nonlinear Dynamics 5, 1994, eq. 18 form; Ambrosio 2002, ref. [19]).
 ``K`` (N/m^1.5) is the Hertz stiffness, ``e`` the coefficient of restitution. The sphere
 starts touching the floor (gravity off), so ``v`` is exactly the impact speed. For
 ``e = 1`` the impact is Hertzian: maximum penetration ``(5 m v^2 / (4 K))^0.4`` and

@@ -178,7 +178,7 @@ def hic(t, a_g, window: float = 0.015, continuous: bool = True, cfc: int | None 
     ``window`` = 0.015 s (HIC15) or 0.036 s (HIC36) -- FMVSS No. 208, 49 CFR 571.208 S6.2;
     the aviation seat rules cap HIC at 1000 (Lankarani, Olivares & Nagarajan, "A virtual
     multibody and finite element analysis environment in the field of aerospace
-    crashworthiness", seed 003). Returns ``HICResult(value, t1, t2)``.
+    crashworthiness", 2002). Returns ``HICResult(value, t1, t2)``.
 
     The signal is the piecewise-linear interpolant of the samples, integrated exactly.
     ``continuous=True`` (default) gives the exact maximum over all real ``t1``, ``t2``

@@ -18,7 +18,7 @@ interpolation (cubic Hermite for Euler-Bernoulli, theory eq. 4.3). The ``r_p^2 t
 (Wagner) term is kept with ``wagner=True``, so that the tangent of a straight pre-stressed
 beam is ``K + N K_g`` of the linear model including its torsional term (theory eq. 4.9).
 Sources: He, *Multibond graph method for flexible multibody system dynamics* (PhD, Western
-Ontario 1993; seed 002) eqs. 3.7-3.8 and 4.17a (foreshortening, Green-Lagrange strain);
+Ontario 1992) eqs. 3.7-3.8 and 4.17a (foreshortening, Green-Lagrange strain);
 Crisfield, *Non-linear Finite Element Analysis of Solids and Structures*, vol. 1 (1991),
 ch. 7 (shallow-arch beam element, membrane locking); Stolarski & Belytschko (1982),
 J. Appl. Mech. 49:172-176 (membrane locking).
