@@ -1,6 +1,6 @@
 """Rotating-beam spin-up benchmark (issue 4): flexmb side by side with Exudyn in one run.
 
-Problem: suite ``rotating-beam`` (verification/rotating_beam/models.py; seed 002 §9.3), 20 s
+Problem: suite ``rotating-beam`` (verification/rotating_beam/models.py; He 1992, §9.3), 20 s
 spin-up, Omega_s given on the command line. Four runs per Omega_s, all at the same fixed step
 (default h = 1e-3, generalized-alpha rho_inf = 0.9):
 

@@ -1,6 +1,6 @@
 """Rotating-beam spin-up benchmark: the Exudyn side (benchmark peer only).
 
-Problem (seed 002, section 9.3; the spin-up law as corrected in the seed README): a uniform
+Problem (He 1992, section 9.3; the spin-up law with the thesis's misprint corrected): a uniform
 cantilever, clamped at the hub axis (no hub radius), turns about the vertical z axis and bends
 in the x-y plane; no gravity. L = 10 m, EA = 2.8e7 N, EI = 1.4e4 N m^2, rho A = 1.2 kg/m. The
 hub angle is prescribed,

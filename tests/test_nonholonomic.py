@@ -126,7 +126,7 @@ def steady_disc(theta=0.3, rho=1.0, R=0.1, m=1.0, g=9.81):
     """A thin disc (A = m R^2/4, C = m R^2/2) leaning by theta toward the centre of a circle of radius rho
     traced by its contact point on the plane y = 0 (gravity -y). Steady precession rate from the balance of
     angular momentum about the centre of mass: Omega^2 = g tan(theta) / (3 rho/2 - 5 R sin(theta)/4)
-    (derived in docs/theory.md §10)."""
+    (derived in docs/theory.md §8)."""
     Om = np.sqrt(g * np.tan(theta) / (1.5 * rho - 1.25 * R * np.sin(theta)))
     er, et, k = np.array([1.0, 0, 0]), np.array([0, 0, -1.0]), np.array([0, 1.0, 0])
     d = np.cos(theta) * k - np.sin(theta) * er          # contact -> centre

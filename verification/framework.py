@@ -1,4 +1,4 @@
-"""Running verification cases and writing results.json (DESIGN.md §9) and report.html.
+"""Running verification cases and writing results.json (schema: docs/verification.md) and report.html.
 
 A suite is a module with ``CASES``, a list of functions ``case(quick) -> CaseResult`` (a function
 with ``slow = True`` is left out of ``--quick``). :func:`run_suites` runs them with a progress line
@@ -268,7 +268,7 @@ def _run_planned(name: str, k: int, quick: bool, threads: int) -> CaseResult:
 
 def write_report(out: Path, suites: dict[str, list[CaseResult]], wall_s: float, started: str,
                  quick: bool | None = None) -> dict:
-    """Write ``out/results.json`` (DESIGN.md §9, strict JSON) and ``out/report.html``; return the JSON."""
+    """Write ``out/results.json`` (strict JSON, schema in docs/verification.md) and ``out/report.html``; return the JSON."""
     import flexmb
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,4 @@
-"""Suite ``classics``: textbook multibody problems of seed 001 (Schwab & van der Linde, *Multibody
+"""Suite ``classics``: textbook multibody problems of van der Linde & Schwab 2002 (*Multibody
 Dynamics B*) against their Lagrange closed forms and independent integrations of the Lagrange
 equations (issue 12, item 5; crane.py lists sources, data choices and tolerances).
 """

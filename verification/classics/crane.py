@@ -1,13 +1,13 @@
-"""The container crane of seed 001 (Schwab & van der Linde, *Multibody Dynamics B*, §2.1, Example 1):
+"""The container crane of van der Linde & Schwab 2002 (*Multibody Dynamics B*, §2.1, Example 1):
 a cart on a rail with a load hanging from it on a rod of length l.
 
-Model. The seed's example has only the point mass (its mass matrix, eq. vb1.9, is singular at
+Model. The notes' example has only the point mass (its mass matrix, eq. vb1.9, is singular at
 theta = 0 because the cart is massless); we give the cart a mass M, which adds M to the (x, x) entry:
 
     [[M + m, m l cos th], [m l cos th, m l^2]] [x'', th''] = [F + m l th'^2 sin th, -m g l sin th]
 
-(seed 001 eq. vb1.9 with the cart's kinetic energy M x'^2 / 2 added; theta from the downward
-vertical, x_B = x + l sin th, y_B = -l cos th, eq. vb1.1). The seed gives no numbers; our choices,
+(van der Linde & Schwab 2002, eq. vb1.9 with the cart's kinetic energy M x'^2 / 2 added; theta from the downward
+vertical, x_B = x + l sin th, y_B = -l cos th, eq. vb1.1). The notes give no numbers; our choices,
 a harbour crane class: cart M = 5000 kg, loaded container m = 20000 kg, rope l = 10 m, g = 9.81 m/s^2.
 In flexmb the cart is a rigid body on a ``Prismatic`` joint along x, the load a rigid body whose
 centre of mass hangs on a ``Distance`` joint (a massless rod) from the cart's centre of mass.
@@ -40,7 +40,7 @@ STEPS_PER_PERIOD = 200
 SMALL_AMPLITUDE = 0.01              # rad, peak swing of the small-swing cases
 OMEGA_FREE = np.sqrt(G * (M_CART + M_LOAD) / (M_CART * L_ROD))   # rad/s, free cart
 OMEGA_HELD = np.sqrt(G / L_ROD)                                   # rad/s, prescribed cart
-DATA = (f"seed 001 gives no numbers; our choices: cart M = {M_CART:g} kg, load m = {M_LOAD:g} kg, "
+DATA = (f"van der Linde & Schwab 2002 give no numbers; our choices: cart M = {M_CART:g} kg, load m = {M_LOAD:g} kg, "
         f"rod l = {L_ROD:g} m, g = {G} m/s^2.")
 
 
@@ -93,7 +93,7 @@ def _figure(title: str, t: np.ndarray, curves: list[tuple[str, np.ndarray, np.nd
 
 
 def small_swing(quick: bool) -> CaseResult:
-    r = CaseResult("crane-small-swing", "linearized Lagrange equations of seed 001 eq. vb1.9 (with cart mass M): "
+    r = CaseResult("crane-small-swing", "linearized Lagrange equations of van der Linde & Schwab 2002, eq. vb1.9 (with cart mass M): "
                    "w = sqrt(g (M + m) / (M l)), th = -(F0 / (g (M + m))) (1 - cos w t), "
                    "x = (F0 t^2 / 2 - m l th) / (M + m)")
     f0 = 0.5 * SMALL_AMPLITUDE * G * (M_CART + M_LOAD)
@@ -121,7 +121,7 @@ def small_swing(quick: bool) -> CaseResult:
 
 
 def prescribed_cart(quick: bool) -> CaseResult:
-    r = CaseResult("crane-prescribed-cart", "linearized Lagrange equation of seed 001 eq. vb1.9 (second row) with "
+    r = CaseResult("crane-prescribed-cart", "linearized Lagrange equation of van der Linde & Schwab 2002, eq. vb1.9 (second row) with "
                    "x(t) prescribed: l th'' + g th = -x'', w0 = sqrt(g / l), th = -(a0 / g) (1 - cos w0 t)")
     a0 = 0.5 * SMALL_AMPLITUDE * G
     period = 2.0 * np.pi / OMEGA_HELD
@@ -148,7 +148,7 @@ def _ramp(f1: float, t_ramp: float):
 
 
 def _lagrange_rates(t: float, y: np.ndarray, force) -> np.ndarray:
-    """Rates of (x, th, x', th') from seed 001 eq. vb1.9 with the cart mass M (SI units)."""
+    """Rates of (x, th, x', th') from van der Linde & Schwab 2002, eq. vb1.9 with the cart mass M (SI units)."""
     _, th, _, w = y
     c, sn = np.cos(th), np.sin(th)
     mass = np.array([[M_CART + M_LOAD, M_LOAD * L_ROD * c], [M_LOAD * L_ROD * c, M_LOAD * L_ROD ** 2]])
@@ -176,9 +176,9 @@ def _rod_tension(res, rod, cart, load) -> np.ndarray:
 
 
 def large_swing(quick: bool) -> CaseResult:
-    r = CaseResult("crane-large-swing", "nonlinear Lagrange equations of seed 001 eq. vb1.9 (with cart mass M) "
+    r = CaseResult("crane-large-swing", "nonlinear Lagrange equations of van der Linde & Schwab 2002, eq. vb1.9 (with cart mass M) "
                    "integrated by scipy DOP853 (rtol = atol = 1e-12); tension from the Lagrange multiplier; "
-                   "energy balance T + V - W = const (Huston & Liu, seed 004)")
+                   "energy balance T + V - W = const (Huston & Liu 2005)")
     theta0, f1, t_ramp = np.radians(60.0), 0.1 * (M_CART + M_LOAD) * G, 2.0
     force = _ramp(f1, t_ramp)
     t_end, h = (4.0, 2.0e-3) if quick else (10.0, 1.0e-3)

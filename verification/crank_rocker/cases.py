@@ -1,4 +1,4 @@
-"""Cases of the ``crank-rocker`` suite (models.py; seed 002 §9.4 after Samanta 1990).
+"""Cases of the ``crank-rocker`` suite (models.py; He 1992, §9.4 after Samanta 1990).
 
 Every model's start-up is simulated for 1 s; the metric names are part of the interface
 (issue 5): ``crank_speed_1s`` (rad/s), ``current_peak`` (A), ``coupler_mid_defl_max`` (largest
@@ -19,7 +19,7 @@ from flexmb.errors import InstabilityError
 from ..framework import CaseResult
 from . import models
 
-SOURCE = ("seed 002 §9.4 (crank-rocker with flexible coupler and DC motor, after Samanta 1990); reference: the "
+SOURCE = ("He 1992, §9.4 (crank-rocker with flexible coupler and DC motor, after Samanta 1990); reference: the "
           "flexmb nonlinear beam (20 elements, all nodal dofs) of the same mechanism")
 STEP, STEP_QUICK = 5e-4, 2e-3
 _runs: dict = {}
@@ -105,7 +105,7 @@ def start_up_case(model: str):
 
 
 def heavy_rocker(quick: bool) -> CaseResult:
-    """Rocker inertia x 200 (seed 002 Fig. 9-19): the compressive coupler force passes the Euler
+    """Rocker inertia x 200 (He 1992, Fig. 9-19): the compressive coupler force passes the Euler
     load; the stiffened modal body must stop with a clear message, the nonlinear beam carry on."""
     h = STEP_QUICK if quick else STEP
     r = CaseResult("heavy-rocker", SOURCE + "; Euler load pi^2 EI / a2^2 of the pinned-pinned coupler")

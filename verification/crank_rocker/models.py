@@ -1,4 +1,4 @@
-"""Crank-rocker with a flexible coupler driven by a DC motor (seed 002 §9.4, after Samanta 1990).
+"""Crank-rocker with a flexible coupler driven by a DC motor (He 1992, §9.4, after Samanta 1990).
 
 Planar four-bar in the horizontal x-y plane (no gravity): crank a1 = 0.102 m from O2 = (0, 0, 0),
 coupler a2 = 0.610 m, rocker a3 = 0.406 m from O4 = (a4, 0, 0), a4 = 0.559 m; the crank starts along

@@ -1,4 +1,4 @@
-"""``python -m verification.dragline [OUTDIR]``: the dragline of suite ``dragline`` (seed 000 Ch. 5): the rig at
+"""``python -m verification.dragline [OUTDIR]``: the dragline of suite ``dragline`` (Crous 2000, Ch. 5): the rig at
 rest against the statics by hand (``dragline-hang``: rope lengths and tensions, the boom suspension by moments about
 the boom foot) and the full 50 s dig-hoist-swing-dump cycle
 (``dragline-cycle``: rope tensions, bucket path and energy), written as PNG plots and a JSON summary to OUTDIR

@@ -1,6 +1,6 @@
 """The dig-hoist-swing-dump cycle of the dragline (model: verification/dragline/models.py; docs/theory-ropes.md §8).
 
-Operating profile (our choice; seed 000 Ch. 5 drives its model by "the swing motion of the machine and the
+Operating profile (our choice; Crous 2000, Ch. 5 drives its model by "the swing motion of the machine and the
 rotational speed of ... the winches", whose measured values it did not publish); drum speeds of the rope paid out
 (m/s), linear ramps of 2 s between the levels (``fm.payout_profile``):
 

@@ -31,7 +31,7 @@ import numpy as np
 from ..framework import CaseResult
 from .models import G, MAST_HEAD, Dragline, hang_static, tangent_point
 
-SOURCE = ("seed 000 (P. G. Crous, 'Modelling of Dragline Dynamics', MSc thesis, Stellenbosch 2000), Ch. 5; "
+SOURCE = ("Crous 2000 (P. G. Crous, 'Modelling of Dragline Dynamics', MSc thesis, Stellenbosch 2000), Ch. 5; "
           "Marion 7820-M class data and our choices (verification/dragline/models.py); statics by hand")
 
 

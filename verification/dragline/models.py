@@ -1,4 +1,4 @@
-"""The dragline model of suite ``dragline`` (seed 000, P. G. Crous, "Modelling of Dragline Dynamics", MSc thesis,
+"""The dragline model of suite ``dragline`` (P. G. Crous, "Modelling of Dragline Dynamics", MSc thesis,
 Stellenbosch 2000, Ch. 5; docs/theory-ropes.md §8).
 
 Machine class: a mid-size walking dragline of the Marion 7820-M class, whose public figures are a boom of 305 ft
@@ -38,10 +38,10 @@ m, s, N).
 * rigging, each pair of the machine lumped into one member in the plane of symmetry (the thesis models both):
   hoist coupler 2 t; upper hoist chain 2 links x 2 m, 1 t each; spreader bar
   3 t (5 m across); lower hoist chain 2 links x 2.5 m, 1.25 t each; drag chain 2 links x 3 m, 1.5 t each, from the
-  drag clevis (0.5 t) to the bucket's hitch. Chain links are rigid bodies on universal joints (seed 000 Ch. 5),
+  drag clevis (0.5 t) to the bucket's hitch. Chain links are rigid bodies on universal joints (Crous 2000, Ch. 5),
   fixed to bodies by revolute joints;
 * bucket: 30 t empty (about 0.9 t per m^3 of capacity), 6 m x 3.5 m x 4.5 m; payload 34 m^3 x 1.7 t/m^3 (loose
-  overburden) = 58 t, a rigid body fixed in the bucket (seed 000 Ch. 5: "as a first approximation ... the payload can
+  overburden) = 58 t, a rigid body fixed in the bucket (Crous 2000, Ch. 5: "as a first approximation ... the payload can
   be considered as a solid body"); no soil: the digging force is not modelled; the bucket starts 65 m from the swing
   axis, 2.5 m up.
 """

@@ -87,7 +87,7 @@ def restitution_case(law_name: str, e: float):
 
 def newtons_cradle(quick: bool) -> CaseResult:
     r = CaseResult("newtons-cradle", "momentum and energy conservation; for separated elastic impacts of equal "
-                   "masses the velocity passes from ball to ball (seed 001, impact with restitution)")
+                   "masses the velocity passes from ball to ball (van der Linde & Schwab 2002, impact with restitution)")
     law = LankaraniNikravesh(sphere_sphere(R, R, E_STAR), 1.0)
     gap = 1e-3
     s = fm.System()
@@ -151,7 +151,7 @@ def flexible_beam_wall(quick: bool) -> CaseResult:
     from flexmb.fem.model import FEModel
     from flexmb.fem.sections import BeamSection
     from flexmb.reduction import free_free_modes
-    r = CaseResult("flexible-beam-wall", "energy balance of Huston & Liu (seed 004): T + V - W_nc = const; momentum "
+    r = CaseResult("flexible-beam-wall", "energy balance of Huston & Liu 2005: T + V - W_nc = const; momentum "
                    "before the impact")
     n, L = 20, 1.0
     x = np.linspace(-0.5 * L, 0.5 * L, n + 1)

@@ -91,7 +91,7 @@ def law() -> LankaraniNikravesh:
 
 
 def friction() -> CoulombRamp:
-    """Coulomb 0.03 with Ambrosio's velocity ramp (seed 003 eq. (22)): nothing below 0.1 mm/s, full above 1 mm/s."""
+    """Coulomb 0.03 with Ambrosio's velocity ramp (Ambrosio 2002, eq. (22)): nothing below 0.1 mm/s, full above 1 mm/s."""
     return CoulombRamp(MU, 1e-3, v_dead=1e-4)
 
 

@@ -1,7 +1,7 @@
 """Suite ``linearization``: linearization about a steady motion with a non-holonomic constraint.
 
-Schwab & Meijaard's swivel-wheel shimmy (seed 003): a trailing arm on a strut that moves at constant speed,
-a lateral strut spring and a knife-edge wheel. ``fm.linearize`` (docs/theory.md §11) against the roots of the
+Schwab & Meijaard's swivel-wheel shimmy (Schwab & Meijaard 2002): a trailing arm on a strut that moves at constant speed,
+a lateral strut spring and a knife-edge wheel. ``fm.linearize`` (docs/theory.md §9) against the roots of the
 characteristic cubic, the stability boundary, and the nonlinear time-domain run (fm.simulate) against the
 eigenvalues; and the upright rolling disc's lean frequency and critical speed. Every case states its source,
 metric, tolerance and why the tolerance is right.
@@ -16,7 +16,7 @@ import flexmb as fm
 from ..framework import CaseResult
 from . import models
 
-SOURCE = ("seed 003, Schwab & Meijaard: swivel-wheel shimmy, L^3 + (1 + mu) w L^2 + wn^2 L + w wn^2 = 0, "
+SOURCE = ("Schwab & Meijaard 2002: swivel-wheel shimmy, L^3 + (1 + mu) w L^2 + wn^2 L + w wn^2 = 0, "
           "mu = (a b - r^2)/(a^2 + r^2), b = l - a, w = v/l, wn^2 = k l^2/(m (a^2 + r^2)); m = l = k = v = 1, "
           "I = m r^2 = 0.21")
 
@@ -105,7 +105,7 @@ def rolling_disc_upright(quick: bool) -> CaseResult:
     vc = np.sqrt(g * R / 3.0)
     r = CaseResult("rolling-disc-upright", "upright thin disc rolling without slip (A = m R^2/4, C = m R^2/2): "
                    "linearized lean (A + m R^2) theta'' + ((C/A)(C + m R^2) w^2 - m g R) theta = 0, w = v/R, "
-                   "stable iff v^2 > g R/3 (Neimark & Fufaev 1972, ch. III; derivation in docs/theory.md §10)")
+                   "stable iff v^2 > g R/3 (Neimark & Fufaev 1972, ch. III; derivation in docs/theory.md §8)")
     lean = {}
     for v in (1.0, 1.05 * vc, 0.95 * vc):
         s, d = models.upright_disc(v, R=R, g=g)
@@ -127,7 +127,7 @@ def rolling_disc_upright(quick: bool) -> CaseResult:
 
 DISC_SOURCE = ("upright disc rolling without slip, lean (A + m R^2) theta'' + ((C/A)(C + m R^2) w^2 - m g R) theta "
                "= 0, w = v/R (Neimark & Fufaev, Dynamics of Nonholonomic Systems, 1972, ch. III; derived again in "
-               "docs/theory.md §11.1): critical speed v^2 = g R A R^2 m/(C (C + m R^2)), v^2 = g R/3 for a thin disc")
+               "docs/theory.md §9.1): critical speed v^2 = g R A R^2 m/(C (C + m R^2)), v^2 = g R/3 for a thin disc")
 
 
 def _lean(lin) -> complex:
@@ -189,7 +189,7 @@ def rolling_disc_critical_speed(quick: bool) -> CaseResult:
 
 
 def rolling_disc_circle(quick: bool) -> CaseResult:
-    r = CaseResult("rolling-disc-circle", "disc rolling on a circle (steady precession, docs/theory.md §10): "
+    r = CaseResult("rolling-disc-circle", "disc rolling on a circle (steady precession, docs/theory.md §8): "
                    "fm.linearize with the system turning at the precession rate and the disc spinning about its "
                    "axis, against the lean oscillation of the nonlinear run (fm.simulate, Prony fit)")
     theta, rho, R, h, T = 0.3, 1.0, 0.1, 1e-3, 1.5

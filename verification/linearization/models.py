@@ -1,4 +1,4 @@
-"""Models of suite ``linearization``: Schwab & Meijaard's swivel-wheel shimmy (seed 003), an upright rolling disc."""
+"""Models of suite ``linearization``: Schwab & Meijaard's swivel-wheel shimmy (Schwab & Meijaard 2002), an upright rolling disc."""
 from __future__ import annotations
 
 import numpy as np
@@ -27,7 +27,7 @@ class StrutDriver(Joint):
 
 
 def cubic(a: float, v: float = 1.0, m: float = 1.0, l: float = 1.0, k: float = 1.0, I: float = 0.21) -> np.ndarray:
-    """Roots of Schwab & Meijaard's characteristic equation (seed 003) ``L^3 + (1 + mu) w L^2 + wn^2 L + w wn^2
+    """Roots of Schwab & Meijaard's characteristic equation (Schwab & Meijaard 2002) ``L^3 + (1 + mu) w L^2 + wn^2 L + w wn^2
     = 0``, ``mu = (a b - r^2)/(a^2 + r^2)``, ``b = l - a``, ``w = v/l``, ``wn^2 = k l^2/(m (a^2 + r^2))``,
     ``r^2 = I/m`` (1/s)."""
     r2 = I / m
@@ -75,7 +75,7 @@ def disc_lean_eigenvalue(v: float, R: float = 0.1, m: float = 1.0, g: float = 9.
                          inertia: tuple[float, float] = (0.5, 0.25)) -> complex:
     """Lean eigenvalue (1/s, Im >= 0 or Re >= 0) of a disc rolling upright at v (m/s): ``(A + m R^2) theta'' +
     ((C/A)(C + m R^2) w^2 - m g R) theta = 0``, ``w = v/R`` (Neimark & Fufaev 1972, ch. III; docs/theory.md
-    §11.1)."""
+    §9.1)."""
     C, A = inertia[0] * m * R * R, inertia[1] * m * R * R
     w = v / R
     return np.sqrt(complex(-((C / A) * (C + m * R * R) * w * w - m * g * R) / (A + m * R * R)))
@@ -125,7 +125,7 @@ def circling_disc(theta: float = 0.3, rho: float = 1.0, R: float = 0.1, m: float
                   lean_rate: float = 0.0):
     """A thin disc (A = m R^2/4, C = m R^2/2) leaning by ``theta`` (rad) toward the centre of the circle of radius
     ``rho`` (m, about the y axis through the origin) traced by its contact point on the plane y = 0 (gravity -y),
-    precessing at ``Omega``, ``Omega^2 = g tan(theta)/(3 rho/2 - 5 R sin(theta)/4)`` (docs/theory.md §10), spinning
+    precessing at ``Omega``, ``Omega^2 = g tan(theta)/(3 rho/2 - 5 R sin(theta)/4)`` (docs/theory.md §8), spinning
     at ``-Omega rho/R`` about its axis (rolling); ``lean_rate`` (rad/s) added about the direction of travel.
     Returns (system, disc, Omega)."""
     from flexmb import rotations as rot

@@ -1,4 +1,4 @@
-"""Suite ``manipulator``: the robotic manipulator of seed 002 §9.5 (Table 9-1; issue 13, item 3). Rigid
+"""Suite ``manipulator``: the robotic manipulator of He 1992, §9.5 (Table 9-1; issue 13, item 3). Rigid
 links: joint torques of the planar and the 3-D spin-up manoeuvres from the drivers' reactions, against an
 independent minimal-coordinate Lagrange computation; flexible links (modal, stiffened, Craig-Bampton with a tip
 interface): the payload's deviation from the rigid path and the joint torques of both manoeuvres; the rigid-arm

@@ -1,4 +1,4 @@
-"""Cases of the ``manipulator`` suite: rigid-arm inverse dynamics of the manipulator of seed 002 §9.5
+"""Cases of the ``manipulator`` suite: rigid-arm inverse dynamics of the manipulator of He 1992, §9.5
 (issue 13, item 3), the planar and the 3-D manoeuvre (models.py states the geometry, the settled final
 angles and the independent Lagrange reference); the flexible arm under both manoeuvres (``flexible_case``); the
 rigid-arm torques applied open loop (``open_loop_planar``); exact-beam links as reference
@@ -35,7 +35,7 @@ STEP = {True: 0.05, False: 0.0125}      # time step (s) for quick and full runs
 SAVE_EVERY = {True: 4, False: 8}        # saved states every 0.2 s / 0.1 s: Result.reaction evaluates every
                                         # joint's reaction at each saved state, the costly part of a case
 TOLERANCE = {True: 1e-3, False: 5e-5}   # max relative torque error, 2.5 to 3 x the measured one
-SOURCE = ("seed 002 §9.5 (Table 9-1, eqs. 9.21-9.26), final angles settled in "
+SOURCE = ("He 1992, §9.5 (Table 9-1, eqs. 9.21-9.26), final angles settled in "
           "verification/manipulator/models.py; reference: the minimal-coordinate Lagrange equations of the "
           "arm written out by hand there (Greenwood, Principles of Dynamics; Spong et al., Robot Modeling and "
           "Control §7.4)")
@@ -89,7 +89,7 @@ def _notes(label: str, h: float, final: tuple[float, ...]) -> str:
     return (f"{label} manoeuvre, final angles {angles} rad (the thesis's hold values, models.py), T_s = "
             f"{mdl.T_S:g} s, run to {mdl.T_END:g} s, h = {h:g} s, generalized-alpha rho_inf = {RHO_INF:g}, no "
             f"gravity (seed). Torques: each driver's reaction torque on its second body projected on the joint "
-            f"axis, against the Lagrange torques on the seed's law written out independently of "
+            f"axis, against the Lagrange torques on the thesis's law written out independently of "
             f"fm.TimeFunction. Checked error: outside {WINDOW_STEPS} steps after t = 0 and t = T_s, where the "
             f"jerk jump of the law excites the multipliers' algorithmic mode (cases.py); tolerance about 2.5 x the "
             f"measured O(h^2) error. joint_angle_max_err checks the drivers against the written-out law "
@@ -122,8 +122,8 @@ def flexible_case(label: str, final: tuple[float, ...]) -> Callable[[bool], Case
 
     def case(quick: bool) -> CaseResult:
         r = CaseResult(f"flexible-{label}-prescribed-motion",
-                       "seed 002 §9.5, Fig. 9-23 (lost in the OCR: no printed numbers to compare); checks: the "
-                       "work-energy balance (Huston & Liu, seed 004) and the prescribed joint law")
+                       "He 1992, §9.5, Fig. 9-23 (lost in the OCR: no printed numbers to compare); checks: the "
+                       "work-energy balance (Huston & Liu 2005) and the prescribed joint law")
         h, every = STEP[quick], SAVE_EVERY[quick]
         flex = mdl.flexible_manipulator(final)
         res = fm.simulate(flex.system, mdl.T_END, h, rho_inf=RHO_INF, save_every=every, progress=False)
@@ -165,14 +165,14 @@ def flexible_case(label: str, final: tuple[float, ...]) -> Callable[[bool], Case
 _FLEX_NOTES = {
     "planar": ("Energy tolerance, ~2.5 x the measured drift: 7.5e-5 at h = 0.05 s (quick), 1.8e-5 at 0.0125 s "
                "(full). The links' FE masses against Table 9-1 (4 digits: rel 5e-4). Reported, not checked here: "
-               "the seed's Fig. 9-23 is lost; the exact-beam links (case exact-beam-reference-planar) give the "
+               "the thesis's Fig. 9-23 is lost; the exact-beam links (case exact-beam-reference-planar) give the "
                "same payload path to 1.4e-3 of its peak. The largest deviation changes by 4e-4 of itself from "
                "h = 0.05 s to 0.0125 s."),
     "3d": ("The base turns by pi/2 about X while the pins move as in the planar manoeuvre, so the links also bend "
            "out of their plane (both bending planes and the tip interfaces' constraint modes are loaded); torsion "
-           "is modelled only through the tip interfaces' static twist (the seed ignores torsional vibration). "
+           "is modelled only through the tip interfaces' static twist (the thesis ignores torsional vibration). "
            "Energy tolerance ~2 x the measured drift: 1.9e-4 at h = 0.05 s, 4.3e-5 at 0.0125 s. The largest "
-           "deviation changes by 2e-4 of itself from h = 0.05 s to 0.0125 s. Reported, not checked: the seed's "
+           "deviation changes by 2e-4 of itself from h = 0.05 s to 0.0125 s. Reported, not checked: the thesis's "
            "3-D figures are lost."),
 }
 
@@ -185,9 +185,9 @@ OPEN_LOOP_TOLERANCE = {True: 1.5e-3, False: 1e-4}   # rigid arm under the Lagran
 
 
 def open_loop_planar(quick: bool) -> CaseResult:
-    """The rigid arm's inverse-dynamics torques applied open loop (seed 002 §9.5: "unacceptable errors")."""
+    """The rigid arm's inverse-dynamics torques applied open loop (He 1992, §9.5: "unacceptable errors")."""
     r = CaseResult("open-loop-planar",
-                   "seed 002 §9.5 (the rigid-arm torques of Fig. 9-23 input to the flexible arm; Fig. 9-24 lost in "
+                   "He 1992, §9.5 (the rigid-arm torques of Fig. 9-23 input to the flexible arm; Fig. 9-24 lost in "
                    "the OCR, no printed numbers); checks: the same torques reproduce the prescribed motion on the "
                    "rigid arm (torque transfer), the Lagrange torques (models.py) do to the integrator's O(h^2) "
                    "error, and the flexible arm's energy balance with the work of the applied torques")
@@ -229,7 +229,7 @@ def open_loop_planar(quick: bool) -> CaseResult:
     r.notes = (f"Planar manoeuvre, h = {h:g} s, rho_inf = {RHO_INF:g}. Torques: the rigid arm's driver reactions "
                f"(mdl.driver_torques) at every step, as cubic-spline tables (fm.TimeFunction.table) applied as joint "
                f"torques (+tau on the outboard body, -tau on the inboard one; on a flexible link's tip node through "
-               f"its rotational mode shapes, models._node_torque); joint 1 held at 0 by its driver (the seed: "
+               f"its rotational mode shapes, models._node_torque); joint 1 held at 0 by its driver (the thesis: "
                f"\"joint 1 is fixed\"); no feedback. Rigid arm, same torques: the prescribed joint angles are "
                f"reproduced to {np.abs(err).max():.1e} rad (round-off; the spline passes through the tabulated values "
                f"and generalized-alpha evaluates forces at the step times only, so the discrete motion is recovered "
@@ -287,7 +287,7 @@ def exact_beam_reference(quick: bool) -> CaseResult:
     r = CaseResult("exact-beam-reference-planar",
                    "geometrically exact (co-rotational) beam links, fm.ExactBeam, every nodal dof a coordinate, as "
                    "the reference of the modal links (issue 13, item 3); checks: the exact beam's energy balance "
-                   "(Huston & Liu, seed 004), the modal links against it")
+                   "(Huston & Liu 2005), the modal links against it")
     h, every = STEP[quick], SAVE_EVERY[quick]
     final = mdl.FINAL_PLANAR
     freq = {key: _locked_frequencies(**kw)[:6:2] for key, kw in

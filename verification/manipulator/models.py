@@ -1,7 +1,7 @@
-"""The robotic manipulator of seed 002 §9.5 (Table 9-1) as a rigid-link flexmb model, its prescribed joint
+"""The robotic manipulator of He 1992, §9.5 (Table 9-1) as a rigid-link flexmb model, its prescribed joint
 motion, and an independent minimal-coordinate inverse dynamics (Lagrange's equations written out by hand).
 
-Geometry (our reading of Fig. 9-20, which the OCR lost; gravity is negligible in the seed, so "up" is only
+Geometry (our reading of Fig. 9-20, which the OCR lost; gravity is negligible in the thesis, so "up" is only
 a name): the inertial X axis is the base's rotation axis ("vertical"). Body 1, the base (L1 = 0.3 m), turns
 about X at the origin (joint 1). Links 2 (L2 = 4 m) and 3 (L3 = 5 m) and the payload, body 4 (L4 = 0.5 m,
 centre of mass at L4/2 from its joint), start stretched out along +Y from the shoulder at (L1, 0, 0); pin
@@ -14,7 +14,7 @@ Flexible links (``flexible_manipulator``): links 2 and 3 as modal bodies of alum
 for link 3 as free cantilevers; FE masses 30.525 and 38.156 kg, Table 9-1 prints 30.52 and 38.16), the
 joints at their end nodes, base and payload rigid.
 
-Joint motion (seed 002 eqs. 9.21 to 9.26): every joint follows the spin-up law used as an angle,
+Joint motion (He 1992, eqs. 9.21 to 9.26): every joint follows the spin-up law used as an angle,
 ``theta(t) = (theta_f/T_s) [t - (T_s/2pi) sin(2 pi t/T_s)]`` for t <= T_s, then theta_f, with T_s = 15 s
 and the run to 20 s. This is ``fm.TimeFunction.spin_up(theta_f, T_s, angle=False)``: it reaches theta_f at
 T_s with zero rate and zero acceleration. The thesis's final angles are inconsistent: the ramps 9.23 and
@@ -63,8 +63,8 @@ from flexmb.fem.model import FEModel
 from flexmb.fem.sections import BeamSection
 from flexmb.reduction import craig_bampton
 
-T_S = 15.0                                   # time constant of the manoeuvre (s), seed 002 §9.5
-T_END = 20.0                                 # simulated time (s), seed 002 §9.5
+T_S = 15.0                                   # time constant of the manoeuvre (s), He 1992, §9.5
+T_END = 20.0                                 # simulated time (s), He 1992, §9.5
 L1, L2, L3, L4 = 0.3, 4.0, 5.0, 0.5          # lengths of bodies 1 to 4 (m), Table 9-1
 MASS = (50.0, 30.52, 38.16, 200.0)           # kg, Table 9-1
 INERTIA = ((0.00469, 0.0195, 0.0195),        # principal inertias (kg m^2) about local x, y, z, Table 9-1
@@ -86,7 +86,7 @@ _I = np.array(INERTIA[1:])
 
 
 def joint_laws(final: tuple[float, ...]) -> list[fm.TimeFunction]:
-    """Spin-up angle law (rad) of each joint reaching ``final[i]`` (rad) at T_S (seed 002 eqs. 9.21-9.26)."""
+    """Spin-up angle law (rad) of each joint reaching ``final[i]`` (rad) at T_S (He 1992, eqs. 9.21-9.26)."""
     return [fm.TimeFunction.spin_up(f, T_S, angle=False) for f in final]
 
 
@@ -105,7 +105,7 @@ JOINT_POINTS = [np.array([L1, y, 0.0]) for y in (0.0, L2, L2 + L3)]             
 
 def rigid_manipulator(final: tuple[float, ...]) -> Manipulator:
     """Rigid-link manipulator with every joint driven by the spin-up law to the angles ``final`` (rad)."""
-    s = fm.System(name="manipulator (seed 002 §9.5), rigid links")
+    s = fm.System(name="manipulator (He 1992, §9.5), rigid links")
     links = [s.add(fm.RigidBody(MASS[k + 1], INERTIA[k + 1], position=JOINT_POINTS[k] + (0.0, length / 2, 0.0),
                                 orientation=LINK_AXES, name=f"link{k + 2}"))
              for k, length in enumerate((L2, L3))]
@@ -117,7 +117,7 @@ def flexible_manipulator(final: tuple[float, ...], exact: bool = False, n_modes:
     """Manipulator with links 2 and 3 as modal flexible bodies (``flexible_link``: ``n_modes`` modes, with or
     without the tip interface's constraint modes), or with ``exact`` as geometrically exact beams
     (``exact_link``), ``n_elements`` elements each, driven like the rigid one."""
-    s = fm.System(name=f"manipulator (seed 002 §9.5), {'exact-beam' if exact else 'modal'} flexible links")
+    s = fm.System(name=f"manipulator (He 1992, §9.5), {'exact-beam' if exact else 'modal'} flexible links")
     if exact:
         links = [s.add(exact_link(length, JOINT_POINTS[k], f"link{k + 2}", n_elements))
                  for k, length in enumerate((L2, L3))]
@@ -151,7 +151,7 @@ def flexible_link(length: float, root: np.ndarray, name: str, n_modes: int = N_M
     the root clamped to the body frame (the driver turns the root section as a motor shaft would) and, with
     ``tip_interface``, the tip node as an interface (6 constraint modes: the static shapes of a tip force and
     moment) plus ``n_modes`` fixed-interface modes; without it, ``n_modes`` modes of the free-tip cantilever only
-    (the seed takes cantilever and simply supported assumed modes). Geometric stiffening on. The tip interface
+    (the thesis takes cantilever and simply supported assumed modes). Geometric stiffening on. The tip interface
     matters: the driven elbow and wrist pass a moment into the link's tip, whose static shape the free-tip modes
     converge to slowly (the arm's first frequency with joints locked is 5 % high with 4 such modes, 1.8 % with
     12; with the tip interface it equals the exact beam's, 0.29884 Hz, to 5 digits: exact-beam-reference-planar).
@@ -181,7 +181,7 @@ def exact_link(length: float, root: np.ndarray, name: str, n_elements: int = N_E
 
 def prescribed_motion(final: tuple[float, ...], t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Joint angles theta_1..theta_4 (rad), rates (rad/s) and accelerations (rad/s^2), each (n, 4), of the
-    seed's law written out (independent of ``fm.TimeFunction``): with w = 2 pi/T_s and t <= T_s,
+    thesis's law written out (independent of ``fm.TimeFunction``): with w = 2 pi/T_s and t <= T_s,
     theta = theta_f/T_s (t - sin(w t)/w), theta' = theta_f/T_s (1 - cos w t), theta'' = theta_f/T_s w sin w t;
     after T_s theta = theta_f and the rates vanish."""
     w = 2.0 * np.pi / T_S
@@ -272,7 +272,7 @@ def open_loop_manipulator(t_table: np.ndarray, torque_table: np.ndarray, flexibl
     ``rigid_manipulator`` / ``flexible_manipulator``); on a flexible link the inboard reaction acts at its tip
     node (``_node_torque``), the outboard torque on its frame (the clamped root section, where the modes vanish).
     ``drivers`` holds the base driver and the three pins."""
-    s = fm.System(name=f"manipulator (seed 002 §9.5), {'flexible' if flexible else 'rigid'} links, open loop")
+    s = fm.System(name=f"manipulator (He 1992, §9.5), {'flexible' if flexible else 'rigid'} links, open loop")
     if flexible:
         links = [s.add(flexible_link(length, JOINT_POINTS[k], f"link{k + 2}")) for k, length in enumerate((L2, L3))]
         sites = [(link.node(0), link.node(N_ELEMENTS)) for link in links]

@@ -39,7 +39,7 @@ def _simulate_quiet(system, *args, **kw):
 def double_pendulum(quick: bool) -> CaseResult:
     T = 2.0 if quick else 5.0
     r = CaseResult("double-pendulum",
-                   "seed 000 App. D (10 kg/0.5 m and 5 kg/1 m slender links, 30 and 10 deg, from rest); "
+                   "Crous 2000, App. D (10 kg/0.5 m and 5 kg/1 m slender links, 30 and 10 deg, from rest); "
                    "reference: Lagrange's equations in the two angles, DOP853 at rtol 1e-12")
     errs = {}
     for h in (2e-3, 1e-3):
@@ -118,7 +118,7 @@ def fourbar(quick: bool) -> CaseResult:
     T = 1.0
     s, crank, coupler, rocker = models.fourbar()
     r = CaseResult("four-bar", "closed-form position analysis of the four-bar (law of cosines / Freudenstein); "
-                   "energy balance T + V - W_driver = const (Huston & Liu, seed 004)")
+                   "energy balance T + V - W_driver = const (Huston & Liu 2005)")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RedundantConstraintWarning)
         res = fm.simulate(s, T, 1e-3)
@@ -171,7 +171,7 @@ def bricard(quick: bool) -> CaseResult:
 def drift(quick: bool) -> CaseResult:
     T = 5.0 if quick else 10.0
     s, b1, b2 = models.double_pendulum()
-    r = CaseResult("drift-demonstration", "seed 001 §1 / Neto & Ambrosio (seed 003): acceleration-level "
+    r = CaseResult("drift-demonstration", "van der Linde & Schwab 2002, §1 / Neto & Ambrosio 2002: acceleration-level "
                    "(index-1) integration drifts off the position constraints; index-3 holds them")
     ga = fm.simulate(s, T, 1e-3)
     rk = fm.simulate(s, T, 1e-2, method="rk45", rtol=1e-6, atol=1e-8)

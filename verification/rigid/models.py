@@ -15,7 +15,7 @@ def rod_orientation(direction_angle: float) -> np.ndarray:
 
 
 def double_pendulum(theta1=np.radians(30), theta2=np.radians(10), m1=10.0, l1=0.5, m2=5.0, l2=1.0):
-    """Seed 000 App. D double pendulum with slender rods; angles from the downward vertical."""
+    """Crous 2000, App. D double pendulum with slender rods; angles from the downward vertical."""
     s = fm.System(gravity=(0, -G, 0), name="double pendulum")
     d1 = np.array([np.sin(theta1), -np.cos(theta1), 0.0])
     d2 = np.array([np.sin(theta2), -np.cos(theta2), 0.0])

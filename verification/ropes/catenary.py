@@ -1,7 +1,7 @@
 """A hanging chain of rigid segments against the catenary: ``fm.static_equilibrium`` (issue 12 items 2-3).
 
 Model: a rope of length l = 10 m, rho = 2 kg/m, hung between two anchors at equal height a span S = 8 m apart
-(our choices; seed 000 gives no catenary case), as n rigid segments on universal joints (``rope_chain`` with a
+(our choices; Crous 2000 gives no catenary case), as n rigid segments on universal joints (``rope_chain`` with a
 ``bend_axis``: spherical joints would leave each segment's spin free, which a static solve rightly refuses),
 pinned to the ground by a universal joint at the left end (a spherical one there would leave a twist of the whole
 chain free: the spin of the first link, passed on through the crosses) and a spherical one at the right; it starts

@@ -1,4 +1,4 @@
-"""A chain falling over a pulley on a pendulum (seed 000, P. G. Crous, "Modelling of Dragline Dynamics", MSc thesis,
+"""A chain falling over a pulley on a pendulum (P. G. Crous, "Modelling of Dragline Dynamics", MSc thesis,
 Stellenbosch 2000, Ch. 4: the experiment that checked the rope-pulley model).
 
 Data from the thesis (§4.1): pulley radius 0.2 m (contact at the effective radius 0.21 m), 4.24 kg, J_zz =
@@ -12,7 +12,7 @@ those of a chain link): pendulum pivot at the origin, its centre of mass halfway
 the pulley turns freely on the pendulum; the chain's fixed end is anchored 0.6 m left of the pulley centre at the
 height of the pulley top; from there the chain runs horizontally onto the pulley, over its top, and the free end is
 held horizontally to the right (the "position constraint of the free end", released at t = 0); chain bodies on
-universal joints (planar bending, seed 000 Ch. 5) with solid-cylinder inertias of diameter 15.9 mm (the roller);
+universal joints (planar bending, Crous 2000, Ch. 5) with solid-cylinder inertias of diameter 15.9 mm (the roller);
 friction mu = 0.3 on the rim (Coulomb ramp, v0 = 0.05 m/s); no sensor damper (the thesis fitted one to its
 measurements, which we do not have).
 
@@ -28,7 +28,7 @@ chain runs into the end of a strand, the energy of the moving part gathers in th
 folded chain: in the continuum limit the speed at the fold diverges): links of 51 mm reach 20 m/s, ~400-800 rad/s,
 0.4-0.8 rad per step at h = 1e-3. The index-3 generalized-alpha step with Euler parameters then gains energy
 (the balance drifted by +1 J within 40 ms, the kinetic energy to 4e6 J in the next steps) and only after that does
-Newton fail, at whatever step size. Measured: h = 1e-3 fails at t = 1.35 s (the seed-like layout, anchor below the
+Newton fail, at whatever step size. Measured: h = 1e-3 fails at t = 1.35 s (the thesis-like layout, anchor below the
 pulley, mu = 0) and at t = 2.56 s (this layout); h = 2.5e-4 runs this layout to 4 s (16 000 steps, 12 rejected,
 ~2 min). An elastic anchor (1e5 N/m) does not cure h = 1e-3 (stall at 2.95 s). docs/theory-ropes.md §7.
 """
@@ -52,7 +52,7 @@ MU, V0 = 0.3, 0.05
 ANCHOR_X = -0.6
 T_END, T_END_QUICK = 4.0, 0.6
 STEP, STEP_QUICK = 2.5e-4, 5e-4    # s: the whip needs h <= 2.5e-4 (module doc); quick stops before it
-SOURCE = ("seed 000 (P. G. Crous, 'Modelling of Dragline Dynamics', MSc thesis, Stellenbosch 2000), Ch. 4; "
+SOURCE = ("P. G. Crous ('Modelling of Dragline Dynamics', MSc thesis, Stellenbosch 2000), Ch. 4; "
           "energy balance (no measured trajectory: the motion is chaotic, thesis §4.2)")
 
 

@@ -1,8 +1,8 @@
-"""Rope over a pulley with two end masses (seed 000, Crous 2000, App. D.2) against the closed form.
+"""Rope over a pulley with two end masses (Crous 2000, App. D.2) against the closed form.
 
 Model (verification/ropes/models.py): rope l = 9.747 m, rho = 7.695 kg/m (75.0 kg), end masses m1 = 6 kg (drops)
 and m2 = 5 kg, pulley J_p = 1.6 kg m^2 of radius r = 2 m on a revolute axle; the rope is a chain of rigid segments
-on spherical joints, in contact with the pulley through ``RopePulleyContact`` with the seed's force elements
+on spherical joints, in contact with the pulley through ``RopePulleyContact`` with the thesis's force elements
 (50 000 N/m, 500 N s/m per segment) and friction mu = 0, 0.5, 0.8 (Coulomb ramp, v0 = 0.01 m/s).
 
 Reference: x(t) = (beta/2)(cosh(t/alpha) - 1) (docs/theory-ropes.md §3). With mu = 0 no tangential force reaches
@@ -10,9 +10,9 @@ the pulley, which does not turn: the smooth-pulley limit (J_p = 0). With mu = 0.
 spin the pulley (J_p xdd / r^2 < 1 N) is a small fraction of mu F_n (~10^2 N), so the rope does not slip: the
 no-slip limit with J_p. The two limits differ by 0.7 % (x_2) and 0.8 % (x_2_5).
 
-Radius: the seed writes "a diameter of 4 m (r)". The rope length settles it: l = pi r + 2 sqrt(3) = 9.7473 m for
+Radius: the thesis writes "a diameter of 4 m (r)". The rope length settles it: l = pi r + 2 sqrt(3) = 9.7473 m for
 r = 2 m (half a turn on the pulley and sqrt(3) m hanging on each side); with r = 4 m half a turn alone would need
-12.6 m of rope. So r = 2 m (and the 15 segments of 0.6498 m of the seed are l/15).
+12.6 m of rope. So r = 2 m (and the 15 segments of 0.6498 m of the thesis are l/15).
 
 Tolerance: the chain of rigid segments passes over the arc in steps of one segment, which makes its potential
 energy ripple with an amplitude that falls like (L/r)^2: measured errors of x_2_5 against the smooth limit are
@@ -36,7 +36,7 @@ FINE_SEGMENTS, FINE_SEGMENTS_QUICK = 120, 60
 TOL, TOL_QUICK = 2.5e-3, 5.0e-3
 STEP = 2.0e-3                 # s: 20 steps per period of a segment on its contact spring (~100 rad/s)
 T_END = 2.5                   # s
-SOURCE = ("seed 000 (P. G. Crous, 'Modelling of Dragline Dynamics', MSc thesis, Stellenbosch 2000), App. D.2, "
+SOURCE = ("P. G. Crous ('Modelling of Dragline Dynamics', MSc thesis, Stellenbosch 2000), App. D.2, "
           "eqs. (D.7)-(D.10), closed form rederived in docs/theory-ropes.md §3")
 
 
@@ -79,7 +79,7 @@ def _figure(mu: float, runs: dict):
 
 
 def rope_over_pulley_case(mu: float, quick: bool) -> CaseResult:
-    """One friction coefficient: the fine rope checked against its limit; the seed's 15 segments reported (full
+    """One friction coefficient: the fine rope checked against its limit; the thesis's 15 segments reported (full
     mode only)."""
     n_fine = FINE_SEGMENTS_QUICK if quick else FINE_SEGMENTS
     tol = TOL_QUICK if quick else TOL
@@ -105,8 +105,8 @@ def rope_over_pulley_case(mu: float, quick: bool) -> CaseResult:
     if not quick:
         seed = runs[SEED_SEGMENTS]
         r.metrics.update({f"x_2_n{SEED_SEGMENTS}": _at(seed, 2.0), f"x_2_5_n{SEED_SEGMENTS}": _at(seed, 2.5)})
-        r.notes += (f"; the seed's {SEED_SEGMENTS}-segment rope gives x_2 = {_at(seed, 2.0):.4f} m, x_2_5 = "
-                    f"{_at(seed, 2.5):.4f} m (reported, not checked: its chord ripple is ~3 %; the seed's "
+        r.notes += (f"; the thesis's {SEED_SEGMENTS}-segment rope gives x_2 = {_at(seed, 2.0):.4f} m, x_2_5 = "
+                    f"{_at(seed, 2.5):.4f} m (reported, not checked: its chord ripple is ~3 %; the thesis's "
                     "Figs. D.6-D.7 show the same excess over the closed form)")
     r.figures.append(_figure(mu, runs))
     return r

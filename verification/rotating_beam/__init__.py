@@ -1,4 +1,4 @@
-"""Suite ``rotating-beam``: the spin-up of a cantilever (seed 002 §9.3; Kane, Ryan & Banerjee 1987).
+"""Suite ``rotating-beam``: the spin-up of a cantilever (He 1992, §9.3; Kane, Ryan & Banerjee 1987).
 
 Three flexmb models -- ``modal-stiffened`` (4 Craig-Bampton modes with dynamic geometric stiffening),
 ``nonlinear-beam`` (16 elements, Green-Lagrange axial strain) and ``modal-linear`` (stiffening off) --

@@ -1,8 +1,8 @@
 """Spin-up and frequency cases of the ``rotating-beam`` suite (issue 4; models in models.py).
 
 Spin-up cases ``<model>-omega<Omega_s>``: the three flexmb models against the converged
-stretch-formulation reference of reference.py (Kane, Ryan & Banerjee 1987 problem, seed 002
-§9.3), metrics of DESIGN.md §9 computed with the reference's own ``metrics`` function, so both
+stretch-formulation reference of reference.py (Kane, Ryan & Banerjee 1987 problem, He 1992
+§9.3), metrics of docs/verification.md computed with the reference's own ``metrics`` function, so both
 sides use one definition. Frequency cases: the Campbell diagram of the in-plane cantilever
 against the reference's linearized frequencies, and the flapwise Southwell coefficient.
 """
@@ -24,7 +24,7 @@ from .reference import metrics
 
 REFERENCE = json.loads((Path(__file__).with_name("reference_data.json")).read_text())
 SOURCE = ("converged reference of verification/rotating_beam/reference.py (independent scipy code, hub-frame "
-          "assumed-mode equations after Kane, Ryan & Banerjee 1987; seed 002 §9.3, spin-up law eq. 9.18; "
+          "assumed-mode equations after Kane, Ryan & Banerjee 1987; He 1992, §9.3, spin-up law eq. 9.18; "
           "reference_data.json gives its convergence study): the theory matching each model, see notes")
 STEP = 5e-3
 """Time step of the full spin-up runs (s); refinement study in docs/verification.md."""

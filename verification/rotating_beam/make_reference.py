@@ -205,8 +205,7 @@ def main(argv=None):
 
     doc = {
         "problem": {
-            "source": "seed 002 (Multibond graph thesis, 1992) ch. 9 sec. 9.3, eq. 9.18 (spin law, misprint "
-                      "corrected per seeds/README.md); data and problem of Kane, Ryan & Banerjee 1987, "
+            "source": "He 1992 (Multibond graph thesis) ch. 9 sec. 9.3, eq. 9.18 (spin law, misprint corrected); data and problem of Kane, Ryan & Banerjee 1987, "
                       "J. Guidance 10(2):139-151",
             "L_m": ref.L, "EA_N": ref.EA, "EI_Nm2": ref.EI, "rhoA_kg_per_m": ref.RHO_A, "hub_radius_m": 0.0,
             "spin_law": "Omega = Omega_s/T_s [t - T_s/(2 pi) sin(2 pi t/T_s)] for t < T_s, Omega_s after",
@@ -231,8 +230,8 @@ def main(argv=None):
                           "same equations linearised about the centrifugal equilibrium; in-plane = chordwise/"
                           "lag, first two; negative value = omega^2 < 0 (statically unstable, growth rate "
                           "|omega|). 'stretch': with foreshortening (geometric stiffening), Coriolis coupling "
-                          "to the axial modes; 'linear': no foreshortening (K - Omega^2 M, seed 002 eq. 9.17); "
-                          "'*_no_coriolis': bending block only, seed 002 eqs. 9.16/9.17 exactly; 'flapwise': "
+                          "to the axial modes; 'linear': no foreshortening (K - Omega^2 M, He 1992, eq. 9.17); "
+                          "'*_no_coriolis': bending block only, He 1992, eqs. 9.16/9.17 exactly; 'flapwise': "
                           "first out-of-plane bending",
             "n_bending": NV_FREQ, "n_axial": 4,
             "max_rel_change_12_to_16_bending_modes": fconv,
@@ -288,7 +287,7 @@ def main(argv=None):
                 for k in cases},
         },
         "seed_002_comparison": {
-            "available": "seed 002 sec. 9.3 prints no numbers for this problem (Figures 9-14 and 9-15 did not "
+            "available": "He 1992, sec. 9.3 prints no numbers for this problem (Figures 9-14 and 9-15 did not "
                          "survive the text extraction, and the beam data of Figure 9-11 are lost); it states: "
                          "(a) with geometric stiffness the eigenvalues rise with Omega, without it they fall and "
                          "the first reaches zero near the first cantilever frequency; (b) spin-up with Omega_s = "
@@ -308,7 +307,7 @@ def main(argv=None):
                     for k in cases},
             },
             "agreement": "qualitative statements (a) and (b) are reproduced; no quantitative comparison is "
-                         "possible from the seed text",
+                         "possible from the thesis text",
         },
         "provenance": {
             "generated_by": "python -m verification.rotating_beam.make_reference",

@@ -1,6 +1,6 @@
 """Models of the rotating-beam suite: a cantilever spun up about the hub axis.
 
-Data (seed 002 §9.2, eq. 9.18; Kane, Ryan & Banerjee 1987): L = 10 m, EA = 2.8e7 N,
+Data (He 1992, §9.2, eq. 9.18; Kane, Ryan & Banerjee 1987): L = 10 m, EA = 2.8e7 N,
 EI = 1.4e4 N m^2, rho A = 1.2 kg/m, clamped at the hub axis (no hub radius), spin about
 the vertical z axis, in-plane bending, no gravity. Spin-up law
 ``Omega(t) = (Omega_s/T_s)[t - (T_s/2 pi) sin(2 pi t/T_s)]`` (t < T_s), then Omega_s.

@@ -1,6 +1,6 @@
 """Independent reference solution of the rotating-beam (spin-up) problem; scipy only, no flexmb.
 
-Problem (seed 002, chapter 9, eq. 9.18, misprint corrected per seeds/README.md; data of Kane, Ryan &
+Problem (He 1992, chapter 9, eq. 9.18, misprint corrected; data of Kane, Ryan &
 Banerjee 1987, J. Guidance 10(2):139-151): a uniform cantilever clamped on the spin axis (no hub radius),
 spinning about +z with the prescribed rate ``spin_law``; in-plane (x-y) bending, no gravity.
 L = 10 m, EA = 2.8e7 N, EI = 1.4e4 N m^2, rho A = 1.2 kg/m. Output: the tip's y coordinate in the hub
@@ -21,9 +21,9 @@ Models (strain energy U = 1/2 int EA s'^2 + EI v''^2 dx in the first three):
   acceleration) and foreshortening terms of every order that the kinematics produce.
 * ``"stretch_linearized"``: the same equations linearised in (z, z') about the undeformed state with
   the time-varying coefficients kept, as Kane, Ryan & Banerjee do; the foreshortening supplies the
-  geometric stiffness Omega^2 int rho A (L^2 - x^2)/2 Psi' Psi'^T (seed 002 eq. 3.52).
+  geometric stiffness Omega^2 int rho A (L^2 - x^2)/2 Psi' Psi'^T (He 1992, eq. 3.52).
 * ``"linear"``: conventional linear modal model, u = s (no foreshortening): spin softening
-  -Omega^2 M but no geometric stiffening (seed 002 eq. 9.17); unstable for Omega > omega_1.
+  -Omega^2 M but no geometric stiffening (He 1992, eq. 9.17); unstable for Omega > omega_1.
 * ``"elastica"``: a geometrically exact check (Reissner kinematics without shear; with
   ``n_axial = 0`` the inextensible elastica): axial strain eps = Phi_s' p, slope angle
   theta = Psi' a / L, r(x) = int_0^x (1 + eps)(cos theta, sin theta), energy
@@ -59,7 +59,7 @@ L = 10.0            # m
 EA = 2.8e7          # N
 EI = 1.4e4          # N m^2
 RHO_A = 1.2         # kg/m
-T_S = 15.0          # s, spin-up time (seed 002 eq. 9.18)
+T_S = 15.0          # s, spin-up time (He 1992, eq. 9.18)
 T_END = 20.0        # s
 OMEGA_S_CASES = (2.0, 4.0, 6.0, 10.0)
 DT_OUT = 0.01       # s, output grid of spin_up
@@ -72,7 +72,7 @@ DEFAULTS = {"n_bending": 8, "n_axial": 2, "rtol": 1e-10}
 # prescribed spin and mode functions
 # ----------------------------------------------------------------------------------------------
 def spin_law(t, omega_s, T_s=T_S):
-    """Spin rate, its rate and second rate at ``t`` (seed 002 eq. 9.18, corrected per seeds/README.md).
+    """Spin rate, its rate and second rate at ``t`` (He 1992, eq. 9.18, misprint corrected).
 
     Omega = (Omega_s/T_s) [t - (T_s/2 pi) sin(2 pi t/T_s)] for t < T_s, Omega_s after; Omega_dot and
     Omega_ddot are continuous at T_s (both vanish there). Scalars or arrays.
@@ -89,7 +89,7 @@ def spin_law(t, omega_s, T_s=T_S):
 
 
 def cantilever_roots(n: int) -> np.ndarray:
-    """beta_k L of a clamped-free Euler-Bernoulli beam: roots of cos b cosh b + 1 = 0 (seed 002 eq. 9.15)."""
+    """beta_k L of a clamped-free Euler-Bernoulli beam: roots of cos b cosh b + 1 = 0 (He 1992, eq. 9.15)."""
     f = lambda b: math.cos(b) + 1.0 / math.cosh(b)      # same roots, O(1) for large b
     return np.array([brentq(f, (k - 0.5) * math.pi - 0.5 * math.pi + 1e-9,
                             (k - 0.5) * math.pi + 0.5 * math.pi - 1e-9, xtol=1e-15, rtol=1e-15)
@@ -97,7 +97,7 @@ def cantilever_roots(n: int) -> np.ndarray:
 
 
 def bending_shape(xi, beta):
-    """Cantilever eigenfunction (seed 002 eq. 9.14) and its first two xi-derivatives, xi = x/L.
+    """Cantilever eigenfunction (He 1992, eq. 9.14) and its first two xi-derivatives, xi = x/L.
 
     psi = cosh - cos - sigma (sinh - sin), sigma = (cosh b + cos b)/(sinh b + sin b); the hyperbolic
     part cosh(b xi) - sigma sinh(b xi) = [c e^{-b(1-xi)} + (1+sigma) e^{-b xi}]/2 with c = (1-sigma) e^b
@@ -545,8 +545,8 @@ def frequencies(omega, model="stretch", n_bending=8, n_axial=4, gyroscopic=True)
 
     ``model`` "stretch": linearised about the centrifugal equilibrium (geometric stiffening, spin
     softening, Coriolis coupling to the axial modes); "elastica": the same from the geometrically exact
-    model (an independent check); "linear": without foreshortening (seed 002 eq. 9.17, spin-softened,
-    K - Omega^2 M). ``gyroscopic=False`` drops the axial modes and Coriolis terms (seed 002 eqs.
+    model (an independent check); "linear": without foreshortening (He 1992, eq. 9.17, spin-softened,
+    K - Omega^2 M). ``gyroscopic=False`` drops the axial modes and Coriolis terms (He 1992, eqs.
     9.16/9.17 exactly). A negative value means omega^2 < 0: the model is statically unstable there and
     diverges with growth rate |omega|.
     """

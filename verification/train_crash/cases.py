@@ -25,12 +25,12 @@ anti-climber of an interface act in parallel, so they are lumped into one crush 
   - the energy absorbed by the interface is the relative kinetic energy lost,
     1/2 mu (v0^2 - v_r^2) (1/2 mu v0^2 for a fully plastic collision, k_u -> inf).
 
-* ``train-into-standing-train-<speed>kmh``: the eight-car train set of seed 003 (Milho, Ambrosio & Pereira, in
+* ``train-into-standing-train-<speed>kmh``: the eight-car train set of Milho, Ambrosio & Pereira (in
   Ambrosio's chapter, §5.1, Table 2, read from the OCR as lengths 20, 26 x 7 m and masses 68, 51, 34 x 5,
-  51 t, motor car first) at 30 km/h (quick; 40 and 55 km/h in the full run: the seed's scenario speeds)
-  into an identical train set standing (the seed's parked train; its brakes are left out, so momentum is
+  51 t, motor car first) at 30 km/h (quick; 40 and 55 km/h in the full run: the paper's scenario speeds)
+  into an identical train set standing (the paper's parked train; its brakes are left out, so momentum is
   conserved), rear end first. Sixteen cars,
-  fifteen interfaces. Crush characteristics (our choice; the seed defers them to its ref. 31): the
+  fifteen interfaces. Crush characteristics (our choice; the paper defers them to its ref. 31): the
   low-energy (LE) interfaces between cars of a set rise to 1 MN over 5 mm, hold a 1 MN plateau to
   0.5 m and stiffen in a densification ramp to 10 MN at 0.7 m (slope continued beyond); the impact
   interface between the two high-energy (HE) ends rises to 2.5 MN over 5 mm, holds 2.5 MN to 1 m and
@@ -150,7 +150,7 @@ def two_car_closed_form(quick: bool) -> CaseResult:
     r.check("lateral_max", _lateral(res, cars), tolerance="max 1e-12")
     r.metrics.update(energy_absorbed_plastic_limit=ref["absorbed_plastic"], reduced_mass=ref["mu"],
                      rebound_speed=v[-1, 1] - v[-1, 0])
-    r.notes = (f"m1 = {M1 / 1e3:g} t, m2 = {M2 / 1e3:g} t (seed 003 Table 2), v0 = 30 km/h, F = {F_TWO / 1e6:g} MN "
+    r.notes = (f"m1 = {M1 / 1e3:g} t, m2 = {M2 / 1e3:g} t (Ambrosio 2002, Table 2), v0 = 30 km/h, F = {F_TWO / 1e6:g} MN "
                f"after a {RISE * 1e3:g} mm rise, k_u = {K_UNLOAD:g} N/m, h = {h:g} s (about {ref['t_max_crush'] / h:.0f} "
                "steps over the crush). Tolerances, from the measured errors (x 2.5 to 5): the 5 mm rise lasts about "
                "one step, so the crush and the time of the largest crush (interpolated between steps) are off by "
@@ -162,7 +162,7 @@ def two_car_closed_form(quick: bool) -> CaseResult:
 
 
 # -- a train set into a standing train set ----------------------------------------------------------
-SET_MASSES = (68e3, 51e3, 34e3, 34e3, 34e3, 34e3, 34e3, 51e3)     # kg, motor car first (seed 003 Table 2)
+SET_MASSES = (68e3, 51e3, 34e3, 34e3, 34e3, 34e3, 34e3, 51e3)     # kg, motor car first (Ambrosio 2002, Table 2)
 SET_LENGTHS = (20.0, 26.0, 26.0, 26.0, 26.0, 26.0, 26.0, 26.0)      # m
 LE_CURVE = _plateau_curve(1.0e6, 0.5, 0.7, 10.0e6)                 # low-energy interface within a set
 HE_CURVE = _plateau_curve(2.5e6, 1.0, 1.3, 25.0e6)                 # the two high-energy ends at the impact
@@ -171,7 +171,7 @@ HE_CURVE = _plateau_curve(2.5e6, 1.0, 1.3, 25.0e6)                 # the two hig
 def _train_sets(speed: float) -> tuple[list[float], list[float], list[float], list]:
     """Masses, lengths, velocities and interface curves along x: the moving set (last car first, its motor
     car at the impact) then the standing set facing the same way (its last car at the impact, a rear-end
-    collision), so both sets are the seed's order reversed."""
+    collision), so both sets are the paper's order reversed."""
     moving = standing = len(SET_MASSES)
     masses = list(SET_MASSES[::-1]) * 2
     lengths = list(SET_LENGTHS[::-1]) * 2
@@ -181,7 +181,7 @@ def _train_sets(speed: float) -> tuple[list[float], list[float], list[float], li
 
 
 def train_case(speed_kmh: float) -> Callable[[bool], CaseResult]:
-    """The case ``train-into-standing-train-<speed>kmh`` (the seed's scenarios run at 30, 40 and 55 km/h)."""
+    """The case ``train-into-standing-train-<speed>kmh`` (the paper's scenarios run at 30, 40 and 55 km/h)."""
     def case(quick: bool) -> CaseResult:
         return _train_into_standing_train(speed_kmh)
     case.__name__ = f"train_into_standing_train_{speed_kmh:g}kmh"
@@ -192,8 +192,8 @@ def train_case(speed_kmh: float) -> Callable[[bool], CaseResult]:
 def _train_into_standing_train(speed_kmh: float) -> CaseResult:
     r = CaseResult(f"train-into-standing-train-{speed_kmh:g}kmh",
                    "momentum conservation and the energy balance kinetic + crush work = initial kinetic energy "
-                   "(Huston & Liu's work-energy balance, seed 004); train set of seed 003 (Milho, Ambrosio & "
-                   "Pereira, Table 2) at {speed_kmh:g} km/h into a standing set; the plastic limit: the energy absorbed "
+                   "(the work-energy balance of Huston & Liu 2005); train set of Milho, Ambrosio & "
+                   "Pereira (Ambrosio 2002, Table 2) at {speed_kmh:g} km/h into a standing set; the plastic limit: the energy absorbed "
                    "is at most the relative kinetic energy 1/2 mu v0^2, and at least that minus the elastic energy "
                    "the interfaces can return, sum F_peak^2 / (2 k_u)")
     speed = speed_kmh * KMH
