@@ -93,6 +93,9 @@ class StepStats:
     factorizations: int = 0
     compiled_steps: int = 0         # steps the compiled step converged (single attempts and the steps of blocks)
     compiled_evaluations: int = 0   # Newton iterations whose residual came from the compiled evaluation
+    # the largest estimated ratio, over the steps, of the Newton error left to the step's share of the truncation
+    # error (truncation_share); above 1 Newton's error dominates the run's (general step only, docs/theory.md §5.5)
+    newton_to_truncation: float = 0.0
 
 
 class NewtonFailure(Exception):
@@ -106,14 +109,50 @@ class NewtonFailure(Exception):
         self.state = state
 
 
+TRUNCATION_SHARE = 0.1
+"""Newton on an iteration matrix kept from an earlier step stops when its estimated remaining error is below this share
+of the Newton error the step may leave (:func:`truncation_share`)."""
+
+MATRIX_DRIFT = 2.0
+"""A factorized iteration matrix is kept for a step whose size differs from the one it was made for by up to this
+factor (adaptive steps; the matrix depends on h through ``C gamma h + K beta h^2``, and the contraction test refreshes
+it when it no longer serves)."""
+
+_ROUND_OFF = 100.0 * np.finfo(float).eps
+"""The smallest change of a coordinate ``q`` Newton can resolve, relative to ``1 + |q|``."""
+
+
+def truncation_share(params: AlphaParameters, h: float, span: float) -> float:
+    """The factor that turns a step's first Newton increment (about the distance from the predictor to the solution)
+    into the Newton error the step may leave: ``|beta - 1/6| / beta`` (the local position error of the Newmark
+    update, ``(beta - 1/6) h^3 d3q/dt3``, Zienkiewicz & Xie 1991, against the constant-acceleration predictor's
+    ``beta h^3 d3q/dt3``) times ``h / span`` (``span``: the run's length, s). A Newton error ``delta`` in q gives the
+    velocities ``gamma/(beta h) delta``, which persists: over the ``span/h`` steps of a run it adds up to
+    ``~ span^2 delta / h^2`` in q, while the local errors ``e`` add up to ``span e / h`` and more; Newton's part stays
+    below the truncation error's when ``delta <= e h / span`` (docs/theory.md §5.5). 1 when ``span`` is infinite."""
+    if not math.isfinite(span):
+        return 1.0
+    return abs(params.beta - 1.0 / 6.0) / params.beta * (h / span)
+
+
+def kept_matrix_converged(err: float, theta: float, it: int, target: float) -> bool:
+    """The stopping test of Newton on an iteration matrix kept from an earlier step (``err``: the weighted increment,
+    ``theta``: its ratio to the one before, ``it``: the iteration, from 1; ``target``: the error the step may leave,
+    in the same weighted units). The iteration then converges linearly and the remaining error is about
+    ``theta/(1 - theta)`` times the increment (Hairer & Wanner, Solving ODEs II, §IV.8); the first iteration, whose
+    theta is not known, never stops it."""
+    return it > 1 and theta < 1.0 and theta / (1.0 - theta) * err <= target
+
+
 class AlphaStepper:
     """Takes single generalized-alpha steps on an Assembly."""
 
     def __init__(self, asm, params: AlphaParameters, newton_tol: float = 1e-8, max_iter: int = 15,
-                 reuse_matrix: bool | None = None):
+                 reuse_matrix: bool | None = None, span: float = math.inf):
         self.asm = asm
         self.p = params
         self.tol = newton_tol
+        self.span = span         # the length of the run (s): the Newton error a step may leave (truncation_share)
         self.max_iter = max_iter
         # keeping the matrix across steps pays where factorizing dominates: sparse systems
         self.reuse = (asm.nq + asm.m > DENSE_LIMIT) if reuse_matrix is None else reuse_matrix
@@ -162,13 +201,16 @@ class AlphaStepper:
         q, lam = qp.copy(), s.lam.copy()
         v, vd = vp.copy(), vdp.copy()
         rhs = np.empty(nq + asm.m)
-        lu = self._lu if (self.reuse and self._lu_h == h) else None
+        kept = self._lu is not None and 1.0 / MATRIX_DRIFT <= h / self._lu_h <= MATRIX_DRIFT
+        lu = self._lu if (self.reuse and kept) else None
         fresh = lu is None
         d = None
-        prev = math.inf
+        prev = first = math.inf
+        share = truncation_share(P, h, self.span)
+        floor = _ROUND_OFF / self.tol          # a change of round-off size, in the weighted units of the test
         wq = np.empty(nq)
         newton_weights(qp, self.tol, np.zeros(0) if q_tol is None else q_tol, q_tol is not None,
-                       100.0 * np.finfo(float).eps, wq)
+                       _ROUND_OFF, wq)
         for it in range(1, self.max_iter + 1):
             need_matrix = lu is None
             out = (self.evaluation.residual(q, v, vd, lam, t1, coef if need_matrix else None)
@@ -201,12 +243,12 @@ class AlphaStepper:
             v, vd = np.empty(nq), np.empty(nq)
             corrected_rates(q, qp, vp, vdp, gp, bp, v, vd)
             theta = err / prev if it > 1 else 1.0
-            # increment test. With a matrix kept from an earlier step the iteration
-            # converges linearly and the remaining error is about theta/(1 - theta)
-            # times the increment (Hairer & Wanner, Solving ODEs II, §IV.8): accept
-            # only once the contraction theta <= 0.5 is observed, or the increment
-            # is ten times below the tolerance.
-            if err <= 1.0 and (fresh or theta <= 0.5 or err <= 0.1):
+            first = err if it == 1 else first
+            if err <= 1.0 and (fresh or err <= floor or kept_matrix_converged(
+                    err, theta, it, max(TRUNCATION_SHARE * share * first, floor))):
+                if not fresh and it > 1:        # the Newton error left, against the step's truncation share
+                    left = theta / (1.0 - theta) * err / max(share * first, floor)
+                    self.stats.newton_to_truncation = max(self.stats.newton_to_truncation, left)
                 a = ((1.0 - af) * vd + af * s.vd - am * s.a) / (1.0 - am)
                 return StepState(t1, q, v, vd, a, lam)
             if it > 1 and theta > 0.5:

@@ -11,6 +11,7 @@ stall monitor, and at each accepted step the element history and the powers of t
 from __future__ import annotations
 
 import math
+import warnings
 from collections import deque
 
 
@@ -44,7 +45,7 @@ class AlphaIntegrator:
                  newton_tol: float, max_newton: int, velocity_projection: bool, energy: bool,
                  h_contact: float | None, contact_tol: float, work=(0.0, 0.0), powers=None):
         self.asm = asm
-        self.newton = AlphaStepper(asm, params, newton_tol, max_newton)
+        self.newton = AlphaStepper(asm, params, newton_tol, max_newton, span=t_end - t_start)
         self.state = s0
         self.t_start, self.t_end = t_start, t_end
         self.h, self.h_nominal, self.h_min, self.h_max = h, h_nominal, h_min, h_max
@@ -60,6 +61,7 @@ class AlphaIntegrator:
         self._recent = deque([(s0.t, s0.q)], maxlen=3)   # last accepted (t, q), for the error estimate
         self._span = t_end - t_start
         self._grid = _start_grid(s0.t, t_start, min(h_nominal, h_max))
+        self._newton_warned = False
         self._cuts = 0
         self._aim_min = 0.05 * (h_contact if h_contact is not None else h_nominal)   # shortest step aimed at a touch
         self._contacts = asm.has_contacts
@@ -105,7 +107,7 @@ class AlphaIntegrator:
         try:
             s1 = self.newton.step(s, h_try, q_tol, t1)
         except NewtonFailure as exc:
-            self._reject(h_try)
+            self._reject(h_try, newton_failed=True)
             if exc.reused:
                 return None, h_try, grid    # retry the same step with a fresh iteration matrix first
             if h_try / 2 < self.h_min:
@@ -228,9 +230,12 @@ class AlphaIntegrator:
             self._pen = np.split(pen, counts)
         return block, iterations, factorizations, grid
 
-    def _reject(self, h_try: float) -> None:
+    def _reject(self, h_try: float, newton_failed: bool = False) -> None:
+        """Count a rejected attempt; a Newton failure also drops the kept iteration matrix (a step rejected by the
+        error test or cut at a contact onset keeps it: the next attempt starts from the same state)."""
         self.stats["rejected"] += 1
-        self.newton.forget_matrix()
+        if newton_failed:
+            self.newton.forget_matrix()
         self._stall.attempt(0.0, self.state.t, h_try, self.explain)
 
     def _accept(self, s1: StepState, h_try: float) -> StepState:
@@ -250,7 +255,19 @@ class AlphaIntegrator:
         self._recent.append((s1.t, s1.q))
         self.state, self.h_last = s1, h_try
         self.stats["steps"] += 1
+        if self.newton.stats.newton_to_truncation > 1.0 and not self._newton_warned:
+            self._warn_newton_error(s1.t)
         return s1
+
+    def _warn_newton_error(self, t: float) -> None:
+        """Say once that a step's Newton error exceeds its share of the truncation error (docs/theory.md §5.5)."""
+        from ..errors import FlexmbWarning
+        self._newton_warned = True
+        warnings.warn(FlexmbWarning(
+            f"at t = {t:.6g} s the Newton error a step left is {self.newton.stats.newton_to_truncation:.3g} times "
+            "its share of the truncation error: round-off in the coordinates limits Newton at this step size, and "
+            "the global error no longer falls with h (a larger h, or the model nearer the origin; "
+            "res.stats['newton_to_truncation'])"), stacklevel=2)
 
     def explain(self) -> str:
         """The sentence naming the element that dominates the iteration matrix at the current state."""
@@ -261,10 +278,12 @@ class AlphaIntegrator:
 
     def counters(self) -> dict:
         """Newton iterations, factorizations, steps taken by the compiled step and Newton iterations evaluated by the
-        compiled evaluation so far (flexmb/solvers/compiled_step.py)."""
+        compiled evaluation so far (flexmb/solvers/compiled_step.py), and the largest ratio of a step's Newton error
+        to its share of the truncation error (``StepStats.newton_to_truncation``)."""
         st = self.newton.stats
         return {"newton_iterations": st.newton_iterations, "factorizations": st.factorizations,
-                "compiled_steps": st.compiled_steps, "compiled_evaluations": st.compiled_evaluations}
+                "compiled_steps": st.compiled_steps, "compiled_evaluations": st.compiled_evaluations,
+                "newton_to_truncation": st.newton_to_truncation}
 
 
 def _start_grid(t: float, t_start: float, h: float) -> StepGrid:
