@@ -4,6 +4,7 @@ reorders times (flexmb/io/chunks.py).
 """
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -15,7 +16,7 @@ import numpy as np
 import pytest
 
 import flexmb as fm
-from flexmb.io.chunks import read_chunks, read_state
+from flexmb.io.chunks import LOCK_NAME, read_chunks, read_state
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_rerun_state import crush_cart  # noqa: E402
@@ -123,7 +124,10 @@ def test_sigkill_loses_only_the_last_second_and_resume_continues(tmp_path):
     t_killed, t_state = float(out[-1]), float(read_state(run)["t"])
     print(f"SIGKILL at t = {t_killed} s; state at t = {t_state} s: {round((t_killed - t_state) / kw['h'])} steps lost")
     assert t_state <= t_killed
-    res = fm.simulate(s, **kw, output=run, chunk_steps=10 ** 6, resume=True)
+    lock = run / LOCK_NAME                  # left behind by the killed writer: stale, its flock gone with it
+    assert json.loads(lock.read_bytes())["pid"] == child.pid
+    res = fm.simulate(s, **kw, output=run, chunk_steps=10 ** 6, resume=True)     # takes the stale lock over
+    assert not lock.exists()
     full = fm.simulate(s, **kw)
     assert np.all(np.diff(res.t) > 0)
     assert np.array_equal(res.t, full.t)

@@ -294,7 +294,6 @@ class OutputLock:
         else:
             raise OutputError(f"cannot lock output directory {str(directory)!r}: its lock file keeps being replaced",
                               path=str(directory))
-        self.previous = _holder(self.path)          # a stale holder's description (its process has ended)
         self.holder = {"pid": os.getpid(), "host": socket.gethostname(),
                        "started": datetime.now(timezone.utc).isoformat(timespec="seconds"), "run": run}
         os.ftruncate(self.fd, 0)
@@ -464,7 +463,7 @@ class ChunkWriter:
             raise ModelError(f"output directory {str(self.dir)!r} holds result chunks but no meta.json; "
                              "it cannot be resumed")
         for stale in self.dir.iterdir():          # a write of a process that was killed: only flexmb's own names
-            if is_temporary_name(stale.name) and not stale.name.startswith("." + LOCK_NAME):
+            if is_temporary_name(stale.name):
                 stale.unlink()
         if old is not None:
             _check_resumable(self.dir, old, meta)

@@ -29,8 +29,8 @@ import numpy as np
 
 from ..errors import OutputError, UnsafeFileError
 
-__all__ = ["atomic_write", "temporary_name", "is_temporary_name", "fsync_directory", "ReadBudget",
-           "checked_npz", "check_hdf5_dataset", "hdf5_child", "available_memory"]
+__all__ = ["atomic_write", "write_with", "temporary_name", "is_temporary_name", "fsync_directory", "ReadBudget",
+           "check_npz_members", "checked_npz", "check_hdf5_dataset", "hdf5_child", "available_memory"]
 
 STORED_BOUND = 1.0
 """Uncompressed data: the declared bytes of a file's arrays may sum to at most this multiple of the file size."""
@@ -243,7 +243,5 @@ def check_hdf5_dataset(ds, budget: ReadBudget) -> None:
     if ds.is_virtual:
         raise UnsafeFileError(f"{where} is a virtual dataset (its data are in other files); flexmb reads data from "
                               "the file itself only")
-    if ds.dtype.hasobject and ds.dtype.kind != "O":
-        raise UnsafeFileError(f"{where} has the compound type {ds.dtype}; flexmb writes none")
     declared = int(np.prod(ds.shape, dtype=object)) * ds.dtype.itemsize if ds.shape is not None else 0
-    budget.charge(ds.name, declared, compressed=bool(ds.compression) or bool(ds.id.get_create_plist().get_nfilters()))
+    budget.charge(ds.name, declared, compressed=ds.id.get_create_plist().get_nfilters() > 0)
