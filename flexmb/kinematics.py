@@ -233,7 +233,7 @@ def angle(sin_: Scalar, cos_: Scalar, reference: np.ndarray, xd: np.ndarray) -> 
     """Rotation angle ``atan2(sin_, cos_)`` unwrapped to within pi of ``reference``.
 
     ``sin_`` and ``cos_`` are the projections ``g_i . f_j`` and ``f_i . f_j`` of
-    a vector of body j on two orthogonal unit vectors of body i (docs/theory.md §2.3).
+    a vector of body j on two orthogonal unit vectors of body i (docs/theory.md §2).
     """
     s, c = sin_.val, cos_.val
     r2 = s * s + c * c

@@ -123,7 +123,7 @@ class RotationalSpringDamper(_PairForce):
         self.free_angle = scalar(free_angle, "free_angle (rad)", self.owner)
 
     def primitives(self):
-        """One ``angle`` primitive: relative rotation (rad) about the axis, unwrapped (docs/theory.md §4)."""
+        """One ``angle`` primitive: relative rotation (rad) about the axis, unwrapped (docs/theory.md §2)."""
         f, g = perpendicular_pair(self.axis)
         return [self._attached("angle", {"f_i": ("vector", f), "g_i": ("vector", g), "f_j": ("vector", f)},
                                self.k, self.c, self.free_angle, self.owner)]
