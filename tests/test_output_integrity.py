@@ -527,3 +527,23 @@ def test_study_table_round_trip(tmp_path):
     back = StudyResult.load(tmp_path / "t.npz")
     assert back.columns == table.columns and back["x"].tolist() == [1.5] and back.name == "demo"
     assert [p.name for p in tmp_path.iterdir()] == ["t.npz"]
+
+
+def test_a_finished_run_resumes_to_itself(tmp_path):
+    run = tmp_path / "run"
+    full = fm.simulate(pendulum(), T_END, H, output=run, chunk_steps=10)
+    again = fm.simulate(pendulum(), T_END, H, output=run, chunk_steps=10, resume=True)
+    assert np.array_equal(again.t, full.t) and np.array_equal(again.q, full.q)
+    assert np.array_equal(fm.load_result(run).t, full.t)
+
+
+def test_an_output_of_an_older_flexmb_loads_but_is_not_resumed(tmp_path):
+    """Without parameter values in its meta.json a resume could splice two models: refused; loading still works."""
+    run = interrupted(tmp_path / "run")
+    meta = json.loads((run / "meta.json").read_text())
+    for key in ("format", "format_version", "run", "settings", "parameters"):
+        del meta[key]
+    (run / "meta.json").write_text(json.dumps(meta))
+    assert fm.load_result(run).t.size == 51                  # the start and 50 steps
+    with pytest.raises(ModelError, match="older flexmb"):
+        fm.simulate(pendulum(), T_END, H, output=run, chunk_steps=10, resume=True)
