@@ -195,7 +195,8 @@ def read_chunks(directory) -> dict[str, np.ndarray]:
         raise ModelError(f"result chunks in {str(d)!r} start at t = {out['t'][0]!r} s, but the run started at "
                          f"t_start = {t_start!r} s: its first rows are missing")
     state = read_state(d)
-    if tagged and state is not None and "rows" in state and int(state["rows"]) > rows:
+    written_since = len(_chunk_files(d)) > len(files)     # a running writer added chunks while these were read
+    if tagged and state is not None and "rows" in state and int(state["rows"]) > rows and not written_since:
         raise ModelError(f"result chunks in {str(d)!r} hold {rows} saved rows (to t = {out['t'][-1]!r} s), but the "
                          f"saved state at t = {float(state['t'])!r} s follows row {int(state['rows'])}: the rows "
                          "after them are missing (a chunk removed?)")
