@@ -185,3 +185,24 @@ def test_contact_run_lands_on_t_end(monkeypatch, general):
     assert np.array_equal(res.t[:first], np.arange(first) * 1e-3)
     steps = np.diff(res.t)
     assert steps[-1] >= 0.5 * 1e-4                          # no sliver
+
+
+def test_resumed_run_continues_the_grid(tmp_path):
+    """A run interrupted after 1,300 steps of 1e-4 s and resumed from its output directory continues the rows
+    ``k h`` (the grid of its start, flexmb/solvers/stepper.py ``_start_grid``) and ends on t_end exactly, with the rows
+    of a run that was not interrupted."""
+    full = fm.simulate(_pendulum(), t_end=0.25, h=1e-4)
+    calls = {"n": 0}
+
+    def interrupt(t, t_end):
+        calls["n"] += 1
+        if calls["n"] == 1300:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        fm.simulate(_pendulum(), t_end=0.25, h=1e-4, output=tmp_path / "run", chunk_steps=100, progress=interrupt)
+    res = fm.simulate(_pendulum(), t_end=0.25, h=1e-4, output=tmp_path / "run", chunk_steps=100, resume=True)
+    assert res.t[-1] == 0.25
+    assert np.array_equal(res.t, full.t)
+    assert res.stats["steps"] == 1200                    # the steps of the resumed part
+    assert np.all(_force_errors(res, [-2, -1]) < 1e-3)
