@@ -118,8 +118,10 @@ def test_a_removed_middle_chunk_is_a_gap_for_load_and_resume(tmp_path):
     (run / "chunk_00001.npz").unlink()
     with pytest.raises(ModelError, match="chunk_00001.npz is missing"):
         fm.load_result(run)
+    files = {p.name: p.read_bytes() for p in run.iterdir()}
     with pytest.raises(ModelError, match="chunk_00001.npz is missing"):
         fm.simulate(pendulum(), T_END, H, output=run, chunk_steps=10, resume=True)
+    assert {p.name: p.read_bytes() for p in run.iterdir()} == files          # the refused resume changed nothing
 
 
 def test_a_removed_first_chunk_is_a_missing_start(tmp_path):

@@ -399,9 +399,9 @@ def _check_state_run(directory: Path, state: dict, meta: dict) -> None:
 
 def _trim_to(directory: Path, rows: int) -> None:
     """Keep the first ``rows`` saved rows of the chunks (later ones were written after the saved state, just
-    before a crash), last files first."""
+    before a crash): the chunk holding row ``rows`` is cut there and later chunks are removed."""
     total = 0
-    for k, f in _chunk_files(directory):
+    for _, f in _chunk_files(directory):
         z = _load(f, FIELDS, "result chunk", optional=TAGS)
         n = len(z["t"])
         if total + n > rows:
@@ -473,6 +473,7 @@ class ChunkWriter:
         if self.state is not None:
             _check_state_run(self.dir, self.state, old)
             rows = int(self.state["rows"])
+            read_chunks(self.dir)                   # whole (numbering, rows, run, start) before anything is cut
             _trim_to(self.dir, rows)
             self.prefix = read_chunks(self.dir)
             if len(self.prefix["t"]) != rows:       # read_chunks refuses fewer; more cannot remain after the trim
