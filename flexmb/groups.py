@@ -85,6 +85,13 @@ class ElementGroup:
         families without contact onsets."""
         return None
 
+    def contact_duration(self, energy: float) -> float | None:
+        """Contact families with a stiffness: the shortest elastic (Hertz) contact duration (s) of their
+        contacts for an impact carrying up to ``energy`` (J), from each contact's stiffness, exponent and
+        effective mass (flexmb/contact/duration.py); ``simulate`` takes a fraction of the shortest as its
+        default ``h_contact``. None for other families."""
+        return None
+
     # -- history (docs/guide.md §5): state carried from one accepted step to the next --------------------
     def start(self, st: EvalState) -> None:
         """Reset the history to the clean state of a run starting at ``st``."""

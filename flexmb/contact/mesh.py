@@ -43,6 +43,7 @@ from ..groups import ElementGroup, EvalState
 from ..joints.kernels import extend
 from ..kinematics import PairState
 from .broadphase import Skin, SlotMap, box_pairs, sphere_pairs, transfer_approach
+from .duration import effective_mass, pair_mass, shortest_duration
 from .laws import ApproachSpeeds, ContactLaw, LawTable
 from .surface import (_MAX_LISTED, _TINY, EDGE, FACE, VERTEX, TriangleMesh, _compose, _dot, _global_points, _listing,
                       closest_point_on_triangles, feature_measure)
@@ -317,6 +318,18 @@ class _Group(ElementGroup):
         self._rebuilt: list = [None, None]
 
     _CACHE = 3
+
+    def _durations_of(self, mass: np.ndarray, law: np.ndarray) -> None:
+        """Keep the effective mass (kg) and the law index of every possible contact (contactor and surface) for
+        :meth:`contact_duration`."""
+        self._duration_mass, self._duration_law = np.asarray(mass, dtype=float), np.asarray(law, dtype=np.int64)
+
+    def contact_duration(self, energy: float) -> float | None:
+        """The shortest Hertz contact duration (s) of the group's laws ``K delta^n`` and contact masses for an
+        impact of up to ``energy`` (J) (flexmb/contact/duration.py; the surface's body counts with its
+        translational mass)."""
+        L, w = self.law_table, self._duration_law
+        return shortest_duration(L.K[w], L.n[w], self._duration_mass, energy)
 
     def _contacts(self, qe, ve) -> _Contacts:
         """Evaluated candidates at ``(qe, ve)``; the last few states are cached (simulate() asks for the
@@ -618,6 +631,21 @@ def _stack_points(records, m):
     return u, S
 
 
+def _point_masses(bodies: list, which: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Effective mass (kg) of each contact point: point k at ``u[k]`` (m, body axes from the centre of mass) on
+    ``bodies[which[k]]``, through which the normal passes (flexmb/contact/duration.py ``effective_mass``)."""
+    return np.array([effective_mass(bodies[b], r) for b, r in zip(which, np.asarray(u, dtype=float).reshape(-1, 3))])
+
+
+def _lightest_other(mass: np.ndarray, body: np.ndarray) -> np.ndarray:
+    """For each sphere, the smallest ``mass`` (kg) of the spheres on other bodies (inf when there are none): the
+    partner of its shortest contact."""
+    light = np.full(int(body.max()) + 1, np.inf)
+    np.minimum.at(light, body, mass)
+    first, second = np.sort(light)[:2] if light.size > 1 else (light[0], np.inf)
+    return np.where(light[body] == first, second, first)
+
+
 class _BodyIndex:
     """Unique bodies of one side and the index of each."""
 
@@ -696,6 +724,10 @@ class PlaneGroup(_Group):
         self._grow_p = np.ascontiguousarray(np.broadcast_to(self.skin_p.grow, (len(self.pb),)), dtype=float)
         self.approach = ApproachSpeeds(len(self.combos))
         self.cand, self.cand_keys = None, None
+        m_point = _point_masses(side_j.bodies, self.pb, self.u)
+        m_plane = np.array([effective_mass(b) for b in side_i.bodies])[self.lb]
+        p, l = self.combos[:, 0], self.combos[:, 1]
+        self._durations_of(pair_mass(m_point[p], m_plane[l]), self.plaw[p])
         self._rebuild(qe, ve)
 
     def _frames(self, qe, ve, points, planes):
@@ -897,6 +929,8 @@ class SphereGroup(_Group):
         self._shp_modes = self.m
         self._S0 = np.zeros((self.np, 3, 0)) if self.S is None else np.ascontiguousarray(self.S, dtype=float)
         self._grow = np.ascontiguousarray(np.broadcast_to(self.skin.grow, (self.np,)), dtype=float)
+        m_sphere = _point_masses(bodies, self.sb, self.u)
+        self._durations_of(pair_mass(m_sphere, _lightest_other(m_sphere, self.sb)), self.slaw)
         self.keys = self._rebuild(qe, ve)
         self.approach = ApproachSpeeds(self.keys.size)
 
@@ -1086,6 +1120,8 @@ class TriangleGroup(_Group):
         self.skin_p, self.skin_v = Skin(self.margin), Skin(0.0)
         self.approach = ApproachSpeeds(self.np)
         self.keys = None
+        m_surface = np.array([effective_mass(b) for b in side_i.bodies])[np.array(sbody)[self.ptarget]]
+        self._durations_of(pair_mass(_point_masses(side_j.bodies, self.pb, self.u), m_surface), self.plaw)
         self._rebuild(qe, ve)
 
     def _vertices(self, qe, ve, idx):

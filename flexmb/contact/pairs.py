@@ -33,6 +33,7 @@ from ..forces.springs import ScalarSpringGroup, SpringPrimitive
 from ..groups import ElementGroup, EvalState
 from ..joints.base import point3, unit
 from ..compiled import lazy_module
+from .duration import effective_mass, lever, pair_mass, shortest_duration
 from .friction import FrictionLaw, FrictionTable
 from .laws import ApproachSpeeds, ContactLaw, LawTable
 
@@ -73,6 +74,16 @@ class _Contact(ForceElement):
         """The two bodies ``(body_a, body_b)`` of the pair (the bodies of their sites)."""
         return (self.body_a, self.body_b)
 
+    def force_points(self) -> tuple[np.ndarray, np.ndarray]:
+        """A point (m, global at the start) on the normal force's line of action on each body ``(a, b)``."""
+        raise NotImplementedError
+
+    def effective_mass(self) -> float:
+        """Effective mass of the pair (kg) for its contact duration (flexmb/contact/duration.py)."""
+        p_a, p_b = self.force_points()
+        return float(pair_mass(effective_mass(self.body_a, lever(self.body_a, p_a)),
+                               effective_mass(self.body_b, lever(self.body_b, p_b))))
+
 
 class SpherePlaneContact(_Contact):
     """A sphere (radius ``radius``, m; centre ``center``, m, global at the start) on ``body_b`` against the
@@ -99,6 +110,10 @@ class SpherePlaneContact(_Contact):
     def offset(self) -> float:
         """The measure's offset ``x_0``: the sphere radius (m)."""
         return self.radius
+
+    def force_points(self) -> tuple[np.ndarray, np.ndarray]:
+        """The sphere centre, on the line of action (along the plane normal) for both bodies (m)."""
+        return self.center, self.center
 
     def primitive(self) -> SpringPrimitive:
         """The ``axial`` measure primitive: height ``n . (c - P)`` (m) of the centre above the plane."""
@@ -135,6 +150,10 @@ class SphereSphereContact(_Contact):
     def offset(self) -> float:
         """The measure's offset ``x_0``: the sum of the radii (m)."""
         return self.radius
+
+    def force_points(self) -> tuple[np.ndarray, np.ndarray]:
+        """The two centres, on the line of centres (m)."""
+        return self.center_a, self.center_b
 
     def primitive(self) -> SpringPrimitive:
         """The ``length`` measure primitive: distance ``|c_b - c_a|`` (m) of the centres."""
@@ -183,6 +202,10 @@ class ClearanceJoint(_Contact):
     def offset(self) -> float:
         """The measure's offset ``x_0``: the radial clearance (m)."""
         return self.clearance
+
+    def force_points(self) -> tuple[np.ndarray, np.ndarray]:
+        """The hole centre and the pin centre, on the line of action along the eccentricity (m)."""
+        return self.point, self.pin_center
 
     @property
     def radius_hole(self) -> float:
@@ -241,6 +264,7 @@ class ContactGroup(ElementGroup):
         self.has_friction = np.array([c.friction is not None for c in contacts])
         self.frictions = FrictionTable([c.friction for c in contacts])
         self.approach = ApproachSpeeds(self.n)
+        self.mass = np.array([c.effective_mass() for c in contacts])   # kg, for contact_duration
 
     def _values(self, qe, ve):
         """Measures ``x`` (m) and rates (n,) of all pairs (one compiled call)."""
@@ -364,6 +388,11 @@ class ContactGroup(ElementGroup):
             x, xd, F, dF, dFd, J, Hv, r, _ = self._normal(qe, ve, None)
             friction = self._friction(qe, ve, F, dF, dFd, J, Hv, None, r, self._blk0)
         return damping, friction
+
+    def contact_duration(self, energy: float) -> float | None:
+        """The shortest Hertz contact duration (s) of the pairs' laws ``K delta^n`` and effective masses for an
+        impact of up to ``energy`` (J) (flexmb/contact/duration.py)."""
+        return shortest_duration(self.laws.K, self.laws.n, self.mass, energy)
 
     def penetration(self, st: EvalState) -> np.ndarray:
         """Penetration ``delta`` (m) of every pair (negative: apart)."""

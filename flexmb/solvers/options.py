@@ -78,7 +78,7 @@ def _check_steps(o: Mapping[str, Any]) -> None:
         raise ModelError(f"simulate: h_min ({o['h_min']!r} s) must not exceed the step h ({o['h']!r} s)")
     if o["h_min"] is not None and o["h_max"] is not None and o["h_min"] > o["h_max"]:
         raise ModelError(f"simulate: h_max ({o['h_max']!r} s) must not be below h_min ({o['h_min']!r} s)")
-    _optional(_real, "h_contact", o["h_contact"], low=0.0)
+    _optional(_real, "h_contact", o["h_contact"], low=0.0, inf=True)     # inf: no contact step limit
 
 
 def _check_family(o: Mapping[str, Any]) -> None:

@@ -6,6 +6,7 @@ import time as _time
 
 import numpy as np
 
+from ..contact.duration import default_contact_step
 from ..errors import FlexmbError, ModelError, SingularConfigurationError
 from ..io.chunks import releases_output
 from ..results import Result, stack_rows
@@ -160,7 +161,10 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
     in which a pair that was apart penetrates by more than ``contact_tol`` (m) is
     cut back to the interpolated moment of touch (docs/theory-contact.md §4), and
     while any pair penetrates the step is at most ``h_contact`` (s), so that each
-    contact is resolved by enough steps.
+    contact is resolved by enough steps; when not given, it is the shortest Hertz contact duration of the
+    model's contacts (stiffness, exponent, effective mass, and an impact speed bounded by the model's energy)
+    over ``STEPS_PER_CONTACT`` = 30 (flexmb/contact/duration.py, docs/theory-contact.md §4.1);
+    ``h_contact=math.inf`` sets no limit.
     ``progress``: True shows a bar on stderr (tqdm: simulated time, steps per second, ETA), False
     nothing; None (default) shows it when stderr is a terminal and the run is predicted to take more
     than a few seconds (flexmb/solvers/progress.py); a callable ``progress(t, t_end)`` is called after
@@ -201,6 +205,10 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
         state, prefix = writer.state, writer.prefix
     elif resume:
         raise ModelError("simulate: resume=True needs output= (the directory of the run to continue)")
+    if h_contact is None and asm.has_contacts:     # the contacts' durations, known before the run
+        h_contact = default_contact_step(system, asm, *asm.initial_state())
+    elif h_contact == np.inf:                      # asked for: no limit while in contact
+        h_contact = None
     options = dict(h_nominal=h, adaptive=adaptive, rtol=rtol, atol=atol, h_min=h_min, h_max=h_max,
                    newton_tol=newton_tol, max_newton=max_newton, velocity_projection=velocity_projection,
                    energy=energy, h_contact=h_contact, contact_tol=contact_tol)
