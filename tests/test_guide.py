@@ -1,22 +1,18 @@
-"""The user guide's examples run as written (docs are part of the work)."""
+"""The user guide's examples run as written (docs are part of the work); the README's: tests/test_readme.py."""
 import re
 from pathlib import Path
 
-import pytest
-
 GUIDE = Path(__file__).resolve().parents[1] / "docs" / "guide.md"
-README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def blocks(path):
     return re.findall(r"```python\n(.*?)```", path.read_text(), re.S)
 
 
-@pytest.mark.parametrize("path", [GUIDE, README], ids=["guide", "readme"])
-def test_examples_run(path, tmp_path, monkeypatch):
+def test_examples_run(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     ns: dict = {}
-    code = blocks(path)
+    code = blocks(GUIDE)
     assert code
     for block in code:
-        exec(compile(block, str(path), "exec"), ns)
+        exec(compile(block, str(GUIDE), "exec"), ns)
