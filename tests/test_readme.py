@@ -204,3 +204,30 @@ def test_output_comparison(printed, problem):
     count, other text, a missing line."""
     found = output_mismatch("tip at t = 2.0 s: x = 1.411 m\ncount 10", printed)
     assert (problem in found and found) if problem else found == ""
+
+
+def test_default_outputs_are_ignored_by_git():
+    """The folders and files the README's commands write (and the examples' defaults) are in .gitignore, so a
+    reader who runs them in the clone does not see them as changes."""
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    names = sorted({f.split("/")[0] + ("/" if "/" in f else "") for files in WRITES.values() for f in files})
+    proc = subprocess.run(["git", "check-ignore", "--no-index", *names], cwd=ROOT, capture_output=True, text=True)
+    assert sorted(proc.stdout.split()) == names, f"not ignored: {sorted(set(names) - set(proc.stdout.split()))}"
+
+
+def test_the_pendulum_example_writes_by_default_into_an_ignored_folder(monkeypatch, capsys):
+    """Without a path the ParaView example writes ``out/pendulum.vtkhdf`` (it wrote ``pendulum.vtkhdf`` into the
+    current folder, which .gitignore does not cover)."""
+    from verification.examples import paraview_pendulum as example
+
+    class Written:
+        def export_paraview(self, path):
+            return {"vtkhdf": f"{path}.vtkhdf"}
+
+    monkeypatch.setattr(example, "run", Written)
+    example.main([])
+    path = capsys.readouterr().out.split()[-1]
+    assert path == "out/pendulum.vtkhdf"
+    if (ROOT / ".git").exists():
+        assert subprocess.run(["git", "check-ignore", "-q", "--no-index", path], cwd=ROOT).returncode == 0

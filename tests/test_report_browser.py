@@ -6,7 +6,7 @@ does not import. Chromium's rendered DOM must hold the summary table (the eight 
 checked metric, failed rows marked) and the figures as PNG data URIs with the case names as alt
 text; its screenshot must show the figures' colours and the red of the failed rows.
 
-Chromium comes from the Debian package ``chromium`` (``.ci/setup`` installs it). Without it the
+Chromium comes from the Debian package ``chromium`` (``.ci/setup --tests`` installs it). Without it the
 browser tests fail under CI (``CI=true``) and are skipped elsewhere.
 """
 from __future__ import annotations
@@ -147,7 +147,7 @@ def _chromium():
         if path:
             return path
     msg = ("no headless browser: none of chromium, chromium-browser, google-chrome is on PATH "
-           "(`bash .ci/setup` installs the Debian package 'chromium')")
+           "(`bash .ci/setup --tests` installs the Debian package 'chromium')")
     if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
         pytest.fail(msg)
     pytest.skip(msg)

@@ -50,8 +50,8 @@ def run(t_end: float = 0.5, h: float = 2e-3) -> fm.Result:
 
 
 def main(argv: list[str]) -> None:
-    """Simulate and write ``<path>.vtkhdf`` (default ``pendulum``)."""
-    path = argv[0] if argv else "pendulum"
+    """Simulate and write ``<path>.vtkhdf`` (default ``out/pendulum``, a folder .gitignore covers)."""
+    path = argv[0] if argv else "out/pendulum"
     files = run().export_paraview(path)
     print(f"wrote {files['vtkhdf']}")
 
