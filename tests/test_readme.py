@@ -4,7 +4,7 @@ Shell commands are the lines of the ```` ```sh ```` blocks; Python snippets are 
 each followed by a ```` ```text ```` block with the output it prints, which the run must reproduce. The set-up
 (`bash .ci/setup ...`) is not run again: this test runs inside what it installed. Commands that take minutes
 run in a quick form, each named in ``SUBSTITUTES`` with the reason; a command the README no longer shows
-fails the test, so the table cannot go stale. About 90 s on 2 cores with a warm kernel cache.
+fails the test, so the table cannot go stale. About 50 s on 2 cores (busy) with a warm kernel cache.
 """
 from __future__ import annotations
 
