@@ -123,7 +123,9 @@ def test_sigkill_loses_only_the_last_second_and_resume_continues(tmp_path):
     s, kw = winding_wheel_long()
     t_killed, t_state = float(out[-1]), float(read_state(run)["t"])
     print(f"SIGKILL at t = {t_killed} s; state at t = {t_state} s: {round((t_killed - t_state) / kw['h'])} steps lost")
-    assert t_state <= t_killed
+    # a step's state is written before its progress line (simulate: flush, then report), so the kill can fall
+    # between the two: the state is at most one step ahead of the log
+    assert t_state <= t_killed + 1.5 * kw["h"]
     lock = run / LOCK_NAME                  # left behind by the killed writer: stale, its flock gone with it
     assert json.loads(lock.read_bytes())["pid"] == child.pid
     res = fm.simulate(s, **kw, output=run, chunk_steps=10 ** 6, resume=True)     # takes the stale lock over

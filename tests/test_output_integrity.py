@@ -26,7 +26,7 @@ import pytest
 import flexmb as fm
 from flexmb.errors import ModelError, NonFiniteError, OutputError, OutputLockedError, UnsafeFileError
 from flexmb.io import safe
-from flexmb.io.chunks import LOCK_NAME, read_chunks, read_state
+from flexmb.io.chunks import LOCK_NAME, read_chunks
 
 H, T_END = 1e-3, 0.1
 """Step (s) and end (s) of the small runs: 101 saved rows, chunks of 10 rows, in well under a second."""
@@ -215,16 +215,14 @@ import sys, time
 sys.path.insert(0, {tests!r})
 import flexmb as fm
 from test_output_integrity import pendulum
-open(sys.argv[2], "w").close()
 fm.simulate(pendulum(), 1e4, 1e-3, output=sys.argv[1], chunk_steps=10, progress=lambda t, t_end: time.sleep(0.001))
 """
 
 
-def start_writer(run: Path, tmp_path: Path) -> subprocess.Popen:
+def start_writer(run: Path) -> subprocess.Popen:
     """A run in another process writing into ``run`` until killed; returns once its lock is taken and a chunk
     is written (polling the directory, not timing)."""
-    child = subprocess.Popen([sys.executable, "-c", WRITER.format(tests=str(Path(__file__).parent)), str(run),
-                              str(tmp_path / "started")])
+    child = subprocess.Popen([sys.executable, "-c", WRITER.format(tests=str(Path(__file__).parent)), str(run)])
     deadline = time.monotonic() + 300.0           # a safety net only; the condition is the files
     while not ((run / LOCK_NAME).exists() and (run / "chunk_00000.npz").exists()):
         assert child.poll() is None, "the writer ended early"
@@ -239,7 +237,7 @@ def test_a_second_writer_is_refused_naming_the_holder_and_a_dead_holders_lock_is
     the holder's pid, host and start time; after the holder is killed (SIGKILL: the OS drops its lock) a resume
     takes the stale lock over and continues."""
     run = tmp_path / "run"
-    child = start_writer(run, tmp_path)
+    child = start_writer(run)
     try:
         for resume in (False, True):
             with pytest.raises(OutputLockedError) as info:

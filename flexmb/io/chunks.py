@@ -308,8 +308,9 @@ class OutputLock:
         except OSError:
             same = False
         if not same:
-            raise OutputError(f"output directory {str(self.path.parent)!r} was removed or replaced during the run "
-                              f"(its lock {LOCK_NAME} is gone): nothing more is written there", path=str(self.path.parent))
+            d = str(self.path.parent)
+            raise OutputError(f"output directory {d!r} was removed or replaced during the run (its lock {LOCK_NAME} "
+                              "is gone): nothing more is written there", path=d)
 
     def release(self) -> None:
         """Remove the lock file and drop the lock (idempotent)."""
