@@ -38,6 +38,11 @@ class Check:
     reference: float | None
     tolerance: str          # "abs X", "rel X", "max X" (value <= X), "min X" (value >= X), "true"
     passed: bool = False
+    """Refused at construction (:func:`refuse_vacuous`): an ``abs`` tolerance >= |reference| != 0 or a
+    ``rel`` tolerance >= 1, either of which passes at value 0."""
+
+    def __post_init__(self) -> None:
+        refuse_vacuous(self.metric, self.reference, self.tolerance)
 
     def evaluate(self) -> "Check":
         kind, _, num = self.tolerance.partition(" ")
@@ -78,6 +83,28 @@ class Check:
         if kind == "min" and x > 0:
             return x / v if v > 0 else math.inf
         return None
+
+
+class VacuousToleranceError(ValueError):
+    """A check whose tolerance would pass a value of zero against a nonzero reference."""
+
+
+def refuse_vacuous(metric: str, reference: float | None, tolerance: str) -> None:
+    """Refuse a comparison that cannot tell the quantity from its absence: ``abs X`` with
+    X >= |reference| != 0, or ``rel X`` with X >= 1, passes at value 0 (the case computed nothing).
+    A zero reference keeps its ``abs`` tolerance (the quantity is meant to vanish)."""
+    kind, _, num = tolerance.partition(" ")
+    if kind not in ("abs", "rel") or reference is None:
+        return
+    x, ref = float(num), abs(float(reference))
+    if kind == "abs" and ref > 0.0 and x >= ref:
+        raise VacuousToleranceError(
+            f"check {metric!r}: tolerance {tolerance!r} >= |reference| = {ref:.6g}: a value of 0 would pass; "
+            "derive the tolerance from the reference's accuracy, or report the metric unchecked")
+    if kind == "rel" and x >= 1.0:
+        raise VacuousToleranceError(
+            f"check {metric!r}: tolerance {tolerance!r} (rel >= 1): a value of 0 would pass against the "
+            f"reference {float(reference):.6g}")
 
 
 @dataclass

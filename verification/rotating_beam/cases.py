@@ -80,10 +80,28 @@ def _tolerances() -> dict[str, str]:
     """Against the model-matched reference (docs/verification.md): tip_min and tip_7_5 rel 2e-3 --
     the time step (h = 5 ms against 10 ms changes tip_min by 2e-4), the modal truncation (4 modes)
     and the 16-element mesh of the nonlinear beam stay below 1e-3; t_tip_min 0.05 s (5 output
-    intervals); tip_20 and max_abs_tip_after_Ts, residual vibrations of 1-7 mm whose phase after
-    the spin-up is the most sensitive quantity, abs 1 mm."""
-    return {"tip_min": "rel 2e-3", "t_tip_min": "abs 0.05", "tip_7_5": "rel 2e-3", "tip_20": "abs 1e-3",
-            "max_abs_tip_after_Ts": "abs 1e-3"}
+    intervals). The residual vibration (tip_20, max_abs_tip_after_Ts) is held to RESIDUAL_ERR."""
+    return {"tip_min": "rel 2e-3", "t_tip_min": "abs 0.05", "tip_7_5": "rel 2e-3"}
+
+
+RESIDUAL_METRICS = ("tip_20", "max_abs_tip_after_Ts")
+RESIDUAL_ERR = {
+    False: {("modal-stiffened", 2.0): 1e-5, ("nonlinear-beam", 2.0): 1e-5, ("modal-linear", 2.0): 1e-5,
+            ("exact-beam", 2.0): 1e-5,
+            ("modal-stiffened", 4.0): 6e-5, ("nonlinear-beam", 4.0): 1.5e-4, ("exact-beam", 4.0): 2e-5,
+            ("modal-stiffened", 6.0): 2.5e-4, ("nonlinear-beam", 6.0): 3e-4, ("exact-beam", 6.0): 5e-5,
+            ("modal-stiffened", 10.0): 2.3e-3, ("nonlinear-beam", 10.0): 8e-4, ("exact-beam", 10.0): 1.5e-4},
+    True: {("modal-stiffened", 2.0): 1.5e-4, ("nonlinear-beam", 10.0): 2e-4, ("exact-beam", 10.0): 8e-4},
+}
+"""Bound (m) on max |tip(t) - tip_ref(t)| over the reference's output times t >= T_s (the residual vibration
+after the spin-up), by mode (quick or not), model and Omega_s: 3 x the error measured at the suite's step (full
+h = 5 ms, quick h = 20 ms; the reference's own error is below 1e-5 relative, reference_data.json). Measured, full:
+Omega_s = 2: 1.4-2.4e-6 m; 4: 1.6e-5 (stiffened), 4.6e-5 (nonlinear beam), 6.0e-6 (exact beam); 6: 7.4e-5,
+9.9e-5, 1.6e-5; 10: 7.7e-4 (stiffened: its 4 modes), 2.65e-4, 4.75e-5; quick: 4.1e-5 (stiffened, 2), 5.4e-5 (nonlinear beam, 10),
+2.5e-4 (exact beam, 10). The error is a phase error of a 1-7 mm vibration, so it grows with the spin. The same
+bound is the abs tolerance of tip_20 and max_abs_tip_after_Ts where it is below |reference| (otherwise the
+value is reported unchecked: a tolerance >= |reference| would pass at zero), and residual_max_abs_err, which
+does not depend on the phase at one instant, is checked in every case."""
 
 
 def spin_case(model: str, omega_s: float):
@@ -105,10 +123,10 @@ def spin_case(model: str, omega_s: float):
             exact = REFERENCE["reference"][f"{omega_s:g}"]["elastica"]
             r.metrics["tip_min_rel_diff_vs_elastica"] = abs(got["tip_min"] / exact["tip_min"] - 1.0)
             if quick:                        # h = 0.02 s: the time-step error, not the model, dominates
-                tol = {k: ("rel 0.03" if v.startswith("rel") else "abs 0.1" if k == "t_tip_min" else "abs 0.01")
-                       for k, v in tol.items()}
-            for k in METRICS:
-                r.check(k, got[k], ref[k], tol[k])
+                tol = {k: ("rel 0.03" if v.startswith("rel") else "abs 0.1") for k, v in tol.items()}
+            for k, t_k in tol.items():
+                r.check(k, got[k], ref[k], t_k)
+            _check_residual(r, model, omega_s, quick, t, tip, got, ref)
             if model in models.EXACT_MODELS:
                 hist = REFERENCE["histories"]
                 ref_t = np.asarray(hist["t"])
@@ -134,6 +152,28 @@ def spin_case(model: str, omega_s: float):
     case.__name__ = f"{model}_omega{omega_s:g}".replace("-", "_")
     case.slow = (model, omega_s) not in QUICK
     return case
+
+
+def _check_residual(r: CaseResult, model: str, omega_s: float, quick: bool, t, tip, got: dict, ref: dict) -> None:
+    """The residual vibration after T_s against the reference history, bounded by RESIDUAL_ERR."""
+    hist = REFERENCE["histories"]
+    values = np.asarray(hist[f"{omega_s:g}"][REFERENCE_MODEL[model]], dtype=float)
+    ref_t = np.asarray(hist["t"])[:values.size]
+    after = ref_t >= models.T_S - 1e-9
+    err = float(np.max(np.abs(np.interp(ref_t[after], t, tip) - values[after])))
+    bound = RESIDUAL_ERR[quick].get((model, omega_s))
+    if bound is None:
+        raise KeyError(f"no residual-vibration bound for {model} at Omega_s = {omega_s:g} ({'quick' if quick else 'full'})")
+    r.check("residual_max_abs_err", err, tolerance=f"max {bound:g}")
+    unchecked = []
+    for k in RESIDUAL_METRICS:
+        if bound < abs(ref[k]):
+            r.check(k, got[k], ref[k], f"abs {bound:g}")
+        else:
+            r.metrics[k] = got[k]
+            unchecked.append(k)
+    if unchecked:
+        r.metrics["reported_unchecked"] = ", ".join(unchecked)
 
 
 def _tip_figure(title, t, tip, omega_s, model):
