@@ -547,3 +547,17 @@ def test_an_output_of_an_older_flexmb_loads_but_is_not_resumed(tmp_path):
     assert fm.load_result(run).t.size == 51                  # the start and 50 steps
     with pytest.raises(ModelError, match="older flexmb"):
         fm.simulate(pendulum(), T_END, H, output=run, chunk_steps=10, resume=True)
+
+
+def test_resume_with_an_edited_user_function_is_refused(tmp_path):
+    """A user function's constants are parameters too: a load of 1 N edited to 2 N is another model."""
+    def model(load: float):
+        s = pendulum()
+        s.add(fm.Force(s.body("bob"), lambda t: (0.0, load, 0.0), name="push"))
+        return s
+    run = tmp_path / "run"
+    with pytest.raises(Stop):
+        fm.simulate(model(1.0), T_END, H, output=run, chunk_steps=10, progress=stop_after(30))
+    with pytest.raises(ModelError, match=r"force element 'push' has vector.closure.load = 2.0.*load = 1.0"):
+        fm.simulate(model(2.0), T_END, H, output=run, chunk_steps=10, resume=True)
+    fm.simulate(model(1.0), T_END, H, output=run, chunk_steps=10, resume=True)      # the same function: resumes
