@@ -34,8 +34,8 @@ Cases and references (docs/theory-roller-chain.md §5):
   window) must lie within 1.5 bins of the harmonics of z f (measured 0.93 over 0.4-1.4 s; the rest is the decaying
   start transient), and the strongest line overall must
   be a harmonic. Same run: ``speed_ratio`` (mean driven / driver speed, no slip: rel 1e-3) and the energy
-  balance (kinetic + stored - damper and drag work - load work - driver work constant: within 2e-3 of the
-  driver work, the O(h^2) error of the impacts at h = 0.2 ms, measured 5e-4).
+  balance (kinetic + stored - damper and drag work - load work - driver work constant: within ENERGY_TOL of the
+  driver work).
 """
 from __future__ import annotations
 
@@ -143,6 +143,14 @@ def static_start(quick: bool) -> CaseResult:
     return r
 
 
+ENERGY_TOL = 3e-3
+"""Energy balance of polygonal_action, relative to the driver's work (about 450 J): the error of the roller-tooth
+impacts, first order in h (measured 1.07e-3 at h = 0.2 ms and 5.6e-4 at 0.1 ms, quick run). Measured at
+h = 0.2 ms: 1.07e-3 (quick) and 1.08e-3 (full) here, 1.1e-3 on another machine (the 5e-4 stated before was not
+reproduced), and 1.05e-3 to 1.18e-3 with the step changed by 1e-7 relative (another machine's round-off). The
+bound is 2.5 x the largest of these."""
+
+
 def polygonal_action(quick: bool) -> CaseResult:
     """polygonal-action: tooth-frequency line in the tight-span link force, no-slip speed, energy balance."""
     r = CaseResult("polygonal-action", "periodicity of the polygonal action, conservation of energy (module doc)")
@@ -187,7 +195,7 @@ def polygonal_action(quick: bool) -> CaseResult:
     r.check("harmonic_power_fraction", frac, None, "min 0.8")
     r.check("strongest_line_is_harmonic", float(abs(fr[top] - round(fr[top] / fz) * fz) <= 1.5 * df), None, "true")
     r.check("speed_ratio", abs(speed) / w, 1.0, "rel 1e-3")
-    r.check("energy_balance_rel", drift / scale, None, "max 2e-3")
+    r.check("energy_balance_rel", drift / scale, None, f"max {ENERGY_TOL:g}")
     r.metrics.update({"tooth_frequency": fz, "strongest_line": float(fr[top]),
                       "mean_tight_tension": float(span[sel].mean()),
                       "tension_range": float(np.ptp(span[sel])), "driver_work": scale, "wall_s": wall,

@@ -18,7 +18,7 @@ The paper gives no other data; ours (stated in the report and docs/theory-roller
   impacts unresolved at h = 0.1 ms), n = 1.5, e = 0.5 at 0.5 m/s; link damping 5000 N s/m; gravity 9.81 m/s^2 down.
 
 Cases: ``marine-start`` (quick, in the suite): the first 0.4 s at h = 0.1 ms, the settling of the pretensioned
-polygon and the start of the ramp: the energy balance within 5e-3 of the driver's work (measured 1.5e-3), the
+polygon and the start of the ramp: the energy balance within 5e-2 of the driver's work (ENERGY_TOL_START), the
 camshaft - crankshaft angle below half a tooth (no tooth skipped), link forces below 120 kN. ``marine-drive``
 (slow, the 27 s run, not in the suite): no slip (camshaft / crankshaft mean speed over the last second, rel 1e-3);
 the moment balance of the camshaft sprocket's mean load (mean tight minus slack span tension times R_p against
@@ -332,11 +332,16 @@ def marine(quick: bool) -> CaseResult:
 marine.slow = True
 
 START_T = 0.4           # s, the quick case's run
-ENERGY_TOL_START = 5e-3
-"""Energy balance of the quick case, relative to the driver's work: measured 1.5e-3 at h = 0.1 ms (0.24 J of
-157 J; 0.22 J of it in the first 20 ms, the jolt of the polygon start, which shrinks with h: 0.08 J at h = 0.05 ms
-with K = 1e11); the bound leaves a factor 3 for single under-resolved impacts, which move with the platform's
-round-off (a roller that hits the tightener a step earlier or later)."""
+ENERGY_TOL_START = 5e-2
+"""Energy balance of the quick case, relative to the driver's work (about 157 J), at h = 0.1 ms. The error is that
+of single under-resolved impacts (rollers seating on teeth and the tightener), so it depends on where the steps fall
+against the impacts, which a change of the last bits moves: measured 3.13e-3 here and 3.1e-3 on another machine (the
+1.5e-3 stated before is not reproduced on either), and with the step changed by 1e-7 and 3e-7 relative (standing in
+for another machine's round-off) 1.4e-3, 1.9e-3, 2.9e-3 and 2.27e-2 -- the last one impact that gains 2.14 J in
+one step (t = 0.2529 s). A smaller step does not help: at h = 0.05 ms the crankshaft driver's multiplier grows
+(docs/theory-roller-chain.md §6; measured 0.29 of the driver work). The bound 5e-2 is 2.2 x the worst of these
+runs and stays below the non-conservative work (link damping and contact dissipation, 31 J = 0.20 of the
+driver work): a lost or doubled dissipation term fails it, a lucky or unlucky impact does not."""
 ENERGY_TOL_FULL = 0.03
 """Energy balance of the 27 s run, relative to the driver's work: measured 0.0148 at h = 0.1 ms (61.8 kJ of
 4185 kJ; docs/theory-roller-chain.md §6), the error of the unresolved impacts, growing about in proportion to the
