@@ -16,7 +16,7 @@ import pytest
 import flexmb as fm
 from flexmb.contact import HuntCrossley
 from flexmb.solvers import compiled_step as cs
-from flexmb.solvers.step_times import END_STRETCH, StepGrid, step_times
+from flexmb.solvers.step_times import END_STRETCH, StepGrid, next_step, step_times
 
 G = 9.81
 I_O = 1.0 + 1e-3        # the pendulum's moment of inertia about the pin (kg m^2): m L^2 + J_zz
@@ -56,7 +56,7 @@ a third and a step longer than the run."""
 @pytest.mark.parametrize("t_start", [0.0, 0.3, 1000.0])
 @pytest.mark.parametrize("h, span", PAIRS)
 def test_step_times_land_on_t_end(h, span, t_start):
-    """One call and blocks of 7 steps give the same times: ``t_start + k h`` but the last, which is ``t_end``
+    """One call, blocks of 7 steps and single steps give the same times: ``t_start + k h`` but the last, which is ``t_end``
     exactly, after round(span / h) steps (at least one); the last step is within
     [END_STRETCH - 1, END_STRETCH] h (or the whole run when shorter)."""
     t_end = t_start + span
@@ -83,6 +83,12 @@ def test_step_times_land_on_t_end(h, span, t_start):
         blocks.append(e)
         grid = grid.after(e.size) if e[-1] != t_end else StepGrid(t_end, 0, h)
     assert np.array_equal(np.concatenate(blocks), ends)
+    grid, singles = StepGrid(t_start, 0, h), []      # one step at a time (the general step): the same times
+    while grid.t < t_end:
+        t1, size = next_step(grid, t_end)
+        singles.append((t1, size))
+        grid = grid.after(1) if t1 != t_end else StepGrid(t_end, 0, h)
+    assert np.array_equal(np.array(singles), np.column_stack([ends, sizes]))
 
 
 def test_grid_continues_or_reanchors():

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["END_STRETCH", "StepGrid", "step_times", "controlled_step"]
+__all__ = ["END_STRETCH", "StepGrid", "step_times", "next_step", "controlled_step"]
 
 END_STRETCH = 1.5
 """A step that starts within this many step sizes of ``t_end`` goes to ``t_end``: the last step of a run is
@@ -67,6 +67,15 @@ def step_times(grid: StepGrid, t_end: float, n: int) -> tuple[np.ndarray, np.nda
     sizes = np.full(i + 1, grid.h)
     sizes[i] = t_end - t[i]
     return ends, sizes
+
+
+def next_step(grid: StepGrid, t_end: float) -> tuple[float, float]:
+    """End time (s) and size (s) of the next step on ``grid``: the first of :func:`step_times` (the same arithmetic,
+    without building arrays: the general step calls it once per step). ``t_end`` must not be reached yet."""
+    t = grid.t
+    if t_end - t <= END_STRETCH * grid.h:
+        return t_end, t_end - t
+    return grid.origin + (grid.k + 1) * grid.h, grid.h
 
 
 def controlled_step(t: float, h: float, t_end: float) -> tuple[float, float]:

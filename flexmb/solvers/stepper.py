@@ -19,7 +19,7 @@ import numpy as np
 
 from .generalized_alpha import AlphaParameters, AlphaStepper, ErrorScale, NewtonFailure, StepState, failure_error
 from .initial import project_velocities
-from .step_times import StepGrid, controlled_step, step_times
+from .step_times import StepGrid, controlled_step, next_step, step_times
 from .undamped import consistent_step_end
 from .watch import StallWatch, stall_floor
 
@@ -91,8 +91,8 @@ class AlphaIntegrator:
         if self.adaptive:
             t1, h1 = controlled_step(self.state.t, h, self.t_end)
             return grid, t1, h1
-        times, sizes = step_times(grid, self.t_end, 1)
-        return grid, float(times[0]), float(sizes[0])
+        t1, h1 = next_step(grid, self.t_end)
+        return grid, t1, h1
 
     # -- one attempt -------------------------------------------------------
     def _attempt(self) -> tuple[StepState | None, float, StepGrid]:
