@@ -41,11 +41,9 @@ class Jet:
         return Jet(value, z, z, np.zeros(value.shape + (n,)))
 
     @staticmethod
-    def coordinates(q: np.ndarray, qd: np.ndarray) -> list["Jet"]:
-        """The generalized coordinates themselves: q_k with rate qd_k and dq_k/dq = e_k."""
-        n = q.size
-        eye = np.eye(n)
-        return [Jet(np.float64(q[k]), np.float64(qd[k]), np.float64(0.0), eye[k]) for k in range(n)]
+    def coordinate(k: int, q: np.ndarray, qd: np.ndarray) -> "Jet":
+        """The generalized coordinate q_k itself: rate qd_k, no acceleration-free part, dq_k/dq = e_k."""
+        return Jet(np.float64(q[k]), np.float64(qd[k]), np.float64(0.0), np.eye(q.size)[k])
 
     @staticmethod
     def of_time(f: float, fd: float, fdd: float, n: int) -> "Jet":

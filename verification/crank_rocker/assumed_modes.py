@@ -54,7 +54,7 @@ def coupler(K: int) -> PinnedBeam:
 
 def kinematics(C: PinnedBeam, q: np.ndarray, qd: np.ndarray) -> dict:
     """Jets of the crank angle, the pins, the rocker angle and every coupler point; q = (phi, eta)."""
-    phi = Jet(np.float64(q[0]), np.float64(qd[0]), np.float64(0.0), np.eye(C.n)[0])
+    phi = Jet.coordinate(0, q, qd)
     chord = C.chord(q, qd)
     ax, ay = models.A1 * jets.cos(phi), models.A1 * jets.sin(phi)
     dx, dy = models.A4 - ax, -ay

@@ -13,8 +13,9 @@ DC motor on the crank pivot: K_p = 0.678 N m/A, r_a = 0.4 ohm, L_a = 0.05 H, D =
 
 Models: ``rigid`` (rigid coupler), ``modal-pinned`` (2 pinned-pinned modes in the chord frame,
 stiffened by the inertial and pin-load cases), ``modal-freefree`` (2 in-plane free-free modes,
-mean axes, no stiffening, as Samanta), ``nonlinear-beam`` (all nodal dofs, chord frame; the
-reference). Modal damping 1 % (the nonlinear beam: stiffness-proportional, 1 % at its first mode).
+mean axes, no stiffening, as Samanta), ``nonlinear-beam`` (all nodal dofs, chord frame); the
+reference is the independent assumed-modes code of assumed_modes.py. Modal damping 1 % (the
+nonlinear beam: stiffness-proportional, 1 % at its first mode).
 """
 from __future__ import annotations
 
