@@ -128,6 +128,10 @@ def cmd_verify(args) -> int:
         print(f"flexmb verify: {exc}", file=sys.stderr)
         return 2
     out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        print(f"flexmb verify: --out {out} is a file, not a directory; name a directory for the report",
+              file=sys.stderr)
+        return 2
     clash = _report_clash(out, names, args.quick)
     if clash and not args.force:
         print(f"flexmb verify: {out}/ holds {clash}; this run ({_run_text(names, args.quick)}) would replace it. "

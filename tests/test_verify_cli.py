@@ -130,3 +130,12 @@ def test_verify_reads_a_foreign_results_json_as_a_clash(tmp_path, capsys):
     (tmp_path / "results.json").write_text("[1, 2]")
     assert main(["verify", "rigid", "--quick", "--out", str(tmp_path)]) == 2
     assert "holds a results.json that is not a flexmb verification report" in capsys.readouterr().err
+
+
+def test_verify_refuses_a_file_as_its_report_directory(tmp_path, capsys):
+    """--out naming a file: exit 2 with a message (it ran every case, then failed writing with a traceback)."""
+    from flexmb.cli import main
+    path = tmp_path / "notes.txt"
+    path.write_text("mine")
+    assert main(["verify", "rigid", "--quick", "--out", str(path)]) == 2
+    assert f"--out {path} is a file, not a directory" in capsys.readouterr().err and path.read_text() == "mine"
