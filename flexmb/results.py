@@ -345,7 +345,7 @@ class Result:
         return self.system.compile()
 
     def constraint_violation(self) -> np.ndarray:
-        """max |Phi| at each saved time (velocity constraints, docs/theory.md §8, count with ``|B v - b|``)."""
+        """``max |Phi|`` at each saved time (velocity constraints, docs/theory.md §8, count with ``|B v - b|``)."""
         asm = self._model("constraint_violation")
         return np.array([np.max(np.abs(asm.constraints(q, v, t).phi), initial=0.0)
                          for t, q, v in zip(self.t, self.q, self.v)])

@@ -59,11 +59,12 @@ class ExactBeam(NodalBeamBody):
         cable: tension-only rope elements (module doc).
         membrane: axial strain of the local element, ``"average"`` (default) or ``"chord"``
             (:class:`~flexmb.fem.exact_beam.ExactBeamStructure`).
-        Other arguments as :class:`FlexibleBody` (``position``, ``orientation`` of the mesh axes,
-        ``scalar_first`` for 4-number orientations, initial ``velocity`` / ``angular_velocity`` of
-        the frame, ``modal_coordinates`` / ``modal_velocities``: the free nodal dofs, m and rad).
 
-    The coordinates ``eta`` are the free nodal dofs in the order of :attr:`structure.free`:
+    Other arguments as :class:`FlexibleBody` (``position``, ``orientation`` of the mesh axes,
+    ``scalar_first`` for 4-number orientations, initial ``velocity`` / ``angular_velocity`` of
+    the frame, ``modal_coordinates`` / ``modal_velocities``: the free nodal dofs, m and rad).
+
+    The coordinates ``eta`` are the free nodal dofs in the order of ``structure.free``:
     displacement (m) and rotation vector (rad) of every node, body axes.
     """
 

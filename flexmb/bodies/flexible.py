@@ -85,7 +85,7 @@ class FlexibleBody(Body):
 
     kind = "flexible body"
     structure = None
-    """Nonlinear elastic structure (NonlinearBeam); None: linear modal stiffness ``K eta``."""
+    """The nonlinear elastic structure (NonlinearBeam), or None for the linear modal stiffness ``K eta``."""
 
     def _check_modes(self, modes: Any, owner: str) -> Any:
         return _check_modes(modes, owner)

@@ -67,7 +67,8 @@ class NonlinearBeam(NodalBeamBody):
             model), i.e. ``zeta`` at the first mode, more above it.
         rayleigh: ``(alpha, beta)`` of ``D = alpha M + beta K(0)``, added to ``damping``.
         membrane: axial-strain option of NonlinearBeamStructure (``"average"``: locking-free).
-        Other arguments as :class:`FlexibleBody`.
+
+    Other arguments as :class:`FlexibleBody`.
     """
 
     kind = "nonlinear beam"

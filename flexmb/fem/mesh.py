@@ -256,17 +256,23 @@ class SetTable(dict):
 class FEMesh:
     """A validated finite-element mesh: nodes [m], cells by meshio type, named sets.
 
-    Parameters
-    ----------
-    points : (N, 2) or (N, 3) node coordinates [m]; 2D points get z = 0.
-    cells : cell type (keys of ``SUPPORTED_CELLS``) -> (n_e, nodes per cell) node ids, meshio/VTK order.
-    cell_sets : name -> {cell type -> indices into ``cells[type]``}.
-    node_sets : name -> node ids.
-    strict : refuse orphan nodes instead of dropping them with a ``MeshWarning``.
-    merge_duplicates : merge coincident nodes instead of refusing them.
-
     Dropping orphans or merging duplicates renumbers the nodes; ``source_ids[i]`` is
     the index in the input ``points`` of node ``i``.
+
+    Parameters
+    ----------
+    points : array_like
+        Node coordinates [m], shape (N, 2) or (N, 3); 2D points get z = 0.
+    cells : mapping
+        Cell type (keys of ``SUPPORTED_CELLS``) -> (n_e, nodes per cell) node ids, meshio/VTK order.
+    cell_sets : mapping, optional
+        Name -> {cell type -> indices into ``cells[type]``}.
+    node_sets : mapping, optional
+        Name -> node ids.
+    strict : bool
+        Refuse orphan nodes instead of dropping them with a ``MeshWarning``.
+    merge_duplicates : bool
+        Merge coincident nodes instead of refusing them.
     """
 
     def __init__(self, points: ArrayLike, cells: Mapping[str, ArrayLike],

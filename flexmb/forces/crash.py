@@ -539,8 +539,9 @@ def triangular_pulse(peak_g: float, duration: float, t_peak: float | None = None
     return TrianglePulse(peak_g, duration, t_peak, v0, x0, t0, name)
 
 
-# FAR seat tests (14 CFR 23.562(b), 25.562(b), 27.562(b)), minimum velocity change (ft/s), minimum
-# peak floor deceleration (g), latest time of the peak (s); Lankarani, Olivares & Nagarajan 2002, Fig. 1 and refs 3-5.
+#: The FAR seat tests of 14 CFR 23.562(b), 25.562(b) and 27.562(b) by ``(part, test, seats)``, each as (minimum
+#: velocity change (ft/s), minimum peak floor deceleration (g), latest time of the peak (s)); Lankarani,
+#: Olivares & Nagarajan 2002, Fig. 1 and refs 3-5.
 FAR_562 = {
     (23, 1, "first row"): (31.0, 19.0, 0.05), (23, 1, "other"): (31.0, 15.0, 0.06),
     (23, 2, "first row"): (42.0, 26.0, 0.05), (23, 2, "other"): (42.0, 21.0, 0.06),

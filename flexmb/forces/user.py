@@ -34,7 +34,7 @@ class UserForce(ForceElement):
     velocities of ``bodies`` (7 per rigid body: x, y, z, e0..e3) and ``Q`` the
     generalized force on them (same length; see :func:`wrench_to_generalized`).
     ``jacobian(t, q, v) -> (dQ/dq, dQ/dv)`` is optional; without it Newton uses
-    central differences of ``func`` (step 1e-7 (1 + |q|)).
+    central differences of ``func`` (step ``1e-7 (1 + |q|)``).
     """
 
     kind = "user force"

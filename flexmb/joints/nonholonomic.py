@@ -167,7 +167,7 @@ class VelocityConstraint(NonholonomicConstraint):
     the unit of ``b``; e.g. m/s for a velocity component: the velocity of the body point ``u`` (body-fixed) is
     ``r_dot + rotations.B(p, u) p_dot``, the direction ``n'`` turns to ``rotations.A(p) n'``). ``value``:
     ``b(t)`` (a number, callable or TimeFunction; give its derivative for an exact ``b'``). ``derivative(q) -> dB`` (7, 7) with
-    ``dB[k, j] = d B_k / d q_j``; without it central differences of ``row`` (step 1e-7 (1 + |q_j|)) stand in.
+    ``dB[k, j] = d B_k / d q_j``; without it central differences of ``row`` (step ``1e-7 (1 + |q_j|)``) stand in.
     With ``b != 0`` the constraint does work ``-mu b`` (counted with the drivers' in the energy balance).
     """
 

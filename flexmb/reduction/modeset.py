@@ -226,7 +226,7 @@ class ModeSet:
         return self.interfaces[name]
 
     def is_orthonormal(self, rtol: float = 1e-8) -> bool:
-        """True when ``M = I`` and ``K`` is diagonal to ``rtol`` (relative to max |K|)."""
+        """True when ``M = I`` and ``K`` is diagonal to ``rtol`` (relative to ``max |K|``)."""
         off = self.K - np.diag(np.diag(self.K))
         return bool(np.allclose(self.M, np.eye(self.n_modes), rtol=0.0, atol=rtol)
                     and np.abs(off).max(initial=0.0) <= rtol * np.abs(self.K).max(initial=1.0))

@@ -34,7 +34,7 @@ INERTIAL_CASES = ("ax", "ay", "az", "alx", "aly", "alz", "wxwx", "wywy", "wzwz",
 """Inertial unit load cases, in the order of :func:`inertial_coefficients`."""
 
 INTERFACE_CASES = ("fx", "fy", "fz", "mx", "my", "mz")
-"""Unit interface load cases: force (N) and moment (N m) about the interface point, body axes."""
+"""Unit interface load cases, force (N) and moment (N m) about the interface point, body axes."""
 
 _PRODUCTS = ((0, 0), (1, 1), (2, 2), (0, 1), (1, 2), (0, 2))
 """Index pairs (i, j) of the centrifugal cases wxwx ... wxwz."""

@@ -56,7 +56,7 @@ class Linearization:
         A: (n, n) state matrix, 1/s (n = n_position + n_velocity).
         eigenvalues: (n,) complex, 1/s, by decreasing real part (then decreasing imaginary part).
         modes_q, modes_v: (nq, n) complex mode shapes in the full coordinates (dq and dv of each
-            eigenvector, normalized to unit largest |dq| where dq is not zero, else unit largest |dv|); about
+            eigenvector, normalized to unit largest ``|dq|`` where dq is not zero, else unit largest ``|dv|``); about
             a rotating steady motion they are the co-moving perturbations ``dqb``, ``dqb'`` (module doc).
         N1, N2, V: the bases of the projection (module doc); ``q``, ``v``, ``t``: the reference state.
         generator: (nq, nq) ``G1``, the rate of the co-moving coordinates' transformation (1/s; zero about
@@ -87,7 +87,7 @@ class Linearization:
 
     @property
     def frequencies(self) -> np.ndarray:
-        """Damped natural frequencies |Im lambda| (rad/s) of the eigenvalues with Im > 0, ascending."""
+        """Damped natural frequencies ``|Im lambda|`` (rad/s) of the eigenvalues with Im > 0, ascending."""
         w = self.eigenvalues
         return np.sort(w.imag[w.imag > 0.0])
 
