@@ -133,7 +133,7 @@ def test_rate_factor_cowper_symonds_while_loading_only():
     w0 = 1e-4 * C                                   # chord below rate_min
     qe, ve = state(0.005, rate=0.5 * w0)
     assert g.moments(qe, ve)[0] == pytest.approx(K * 0.005 * (1 + 0.5 * (w0 / C) ** (1 / p)), rel=1e-12)
-    # Ambrosio's dynamic correction factor 1 + 0.07 V^0.82 (seed 003, eq. 7) in this form
+    # Ambrosio's dynamic correction factor 1 + 0.07 V^0.82 (Ambrosio 2002, eq. 7) in this form
     state, g = hinge_harness(CURVE, K, rate_factor=(0.07 ** (-1 / 0.82), 1 / 0.82))
     qe, ve = state(0.2, rate=3.0)
     assert g.moments(qe, ve)[0] == pytest.approx(Ms * (1 + 0.07 * 3.0 ** 0.82), rel=1e-12)

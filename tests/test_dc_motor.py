@@ -5,7 +5,7 @@ A motor spins a rigid flywheel (inertia J about the joint axis) from rest with a
     J w' = K_p i - D w,      L_a i' + r_a i + K_p w = V,
 
 a linear system whose exact solution is the matrix exponential. The crank-rocker motor data of
-seed 002 §9.4 are used (K_p = 0.678 N m/A, r_a = 0.4 ohm, L_a = 0.05 H, D = 0.226 N m s/rad) with
+He 1992, §9.4 are used (K_p = 0.678 N m/A, r_a = 0.4 ohm, L_a = 0.05 H, D = 0.226 N m s/rad) with
 J = 0.57 kg m^2 (crank plus rotor). The error must fall at order 2 (h = 2 and 1 ms) and stay below
 5e-4 of the peak at h = 1 ms (measured 2.7e-4 for omega, 4e-4 for i: generalized-alpha's O(h^2)
 error on the 8 rad/s electromechanical pole).

@@ -52,7 +52,7 @@ def test_spin_stiffening_and_softening():
     lin = [ref.frequencies(om, "linear", n_bending=6, n_axial=1)[0] for om in (2.0, 3.7, 3.9)]
     assert w0 < s[0] < s[1] < s[2]
     assert 0 < lin[1] < lin[0] < w0 and lin[2] < 0          # omega_1^2 of K - Omega^2 M crosses zero at w0
-    # without Coriolis the linear model is exactly omega^2 = omega_0^2 - Omega^2 (seed 002 eq. 9.17)
+    # without Coriolis the linear model is exactly omega^2 = omega_0^2 - Omega^2 (He 1992, eq. 9.17)
     w = ref.frequencies(2.0, "linear", n_bending=6, n_axial=1, gyroscopic=False)[0]
     assert w == pytest.approx(math.sqrt(w0**2 - 4.0), rel=1e-10)
     # the geometrically exact elastica, linearised about the same state, has the same stiffening

@@ -49,7 +49,7 @@ def test_hanging_pendulum_reaction_equals_weight():
 
 
 def test_angle_driver_velocity_and_acceleration_are_exact():
-    """Phi = theta - f(t): the body turns with f'(t) and f''(t) (seed 001 eq. 19 misses Phi_tt)."""
+    """Phi = theta - f(t): the body turns with f'(t) and f''(t) (van der Linde & Schwab 2002, eq. 19 misses Phi_tt)."""
     s = fm.System()
     b = s.add(fm.RigidBody(1.0, (0.1, 0.2, 0.3), position=(0.3, 0, 0), name="arm"))
     j = s.add(fm.Revolute(s.ground, b, (0, 0, 0), (0, 0, 1)))

@@ -34,7 +34,7 @@ def test_undamped_members_are_the_undamped_ones(method, kw):
 
 
 def test_double_pendulum_conserves_energy_and_stays_second_order():
-    """Seed 000 App. D double pendulum, 10 s at h = 2 ms and 1 ms (1e4 steps), rho_inf = 1; the index-3 step alone
+    """Crous 2000, App. D double pendulum, 10 s at h = 2 ms and 1 ms (1e4 steps), rho_inf = 1; the index-3 step alone
     stops at 8.43 s (h = 1 ms) after the energy grows without bound.
 
     Energy (-66.6 J, kinetic swing 6.9 J) is held to 5e-4 J at 1 ms: the trapezoidal rule's energy error is

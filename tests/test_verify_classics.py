@@ -1,4 +1,4 @@
-"""`flexmb verify classics --quick`: the container crane of seed 001 against the Lagrange closed form
+"""`flexmb verify classics --quick`: the container crane of van der Linde & Schwab 2002, against the Lagrange closed form
 (small swings, free and prescribed cart) and DOP853 on the nonlinear equations (large swing); the
 metric names of issue 12 are part of the interface."""
 from verify_quick import run_quick

@@ -1,4 +1,4 @@
-"""`flexmb verify rigid --quick` end to end: exit code, results.json schema (DESIGN.md §9), report."""
+"""`flexmb verify rigid --quick` end to end: exit code, results.json schema (docs/verification.md), report."""
 import json
 import re
 import subprocess

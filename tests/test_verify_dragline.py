@@ -1,4 +1,4 @@
-"""`flexmb verify dragline --quick`: the dragline (seed 000 Ch. 5) rig at rest against the hand calculation (rope
+"""`flexmb verify dragline --quick`: the dragline (Crous 2000, Ch. 5) rig at rest against the hand calculation (rope
 lengths over the sheaves, tensions, the boom suspension by moments about the boom foot), and the driven cycle to the
 end of the hoist (energy balance, ropes never pushing, chains in tension, rope ends clear of the sheaves); the case
 and metric names are part of the interface. Also the pinned boom's suspension tension at rest against the moment

@@ -1,4 +1,4 @@
-"""`flexmb verify manipulator --quick`: rigid-arm inverse dynamics of the manipulator of seed 002 §9.5, the
+"""`flexmb verify manipulator --quick`: rigid-arm inverse dynamics of the manipulator of He 1992, §9.5, the
 planar and the 3-D manoeuvre, flexmb's driver torques against the hand-written Lagrange torques, the
 flexible arm under both manoeuvres and the rigid-arm torques applied open loop; the metric names of issue 13 item 3 are part of the interface."""
 

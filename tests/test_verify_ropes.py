@@ -1,4 +1,4 @@
-"""`flexmb verify ropes --quick`: the rope over a pulley of seed 000 App. D.2 against the closed form (smooth limit
+"""`flexmb verify ropes --quick`: the rope over a pulley of Crous 2000, App. D.2 against the closed form (smooth limit
 for mu = 0, no-slip limit for mu = 0.5 and 0.8) and the static hanging chain against its closed form and the
 catenary; the case and metric names of issue 12 are part of the interface."""
 from verify_quick import run_quick

@@ -1,5 +1,5 @@
 """`flexmb verify rotating-beam --quick`: one spin-up per model (coarse step; ExactBeam too), the Campbell diagram,
-the flapwise Southwell case; every case must pass and report the DESIGN.md §9 metric names."""
+the flapwise Southwell case; every case must pass and report the metric names of docs/verification.md."""
 from verify_quick import run_quick
 
 

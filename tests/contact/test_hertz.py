@@ -32,7 +32,7 @@ def test_sphere_plane_against_johnson_contact_radius_route():
     for F in (1.0, 250.0, 1e4):
         a = (3 * F * R / (4 * Es)) ** (1 / 3)
         assert K * (a * a / R) ** 1.5 == pytest.approx(F, rel=1e-12)
-    # seed 003 eq. (19): K = 4/(3 pi) sqrt(R) / (h1 + h2), h = (1 - nu^2)/(pi E)
+    # Ambrosio 2002, eq. (19): K = 4/(3 pi) sqrt(R) / (h1 + h2), h = (1 - nu^2)/(pi E)
     h = (1 - 0.09) / (math.pi * 210e9) + (1 - 0.33 ** 2) / (math.pi * 70e9)
     assert K == pytest.approx(4 / (3 * math.pi) * math.sqrt(R) / h, rel=1e-12)
 

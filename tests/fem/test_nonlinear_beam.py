@@ -138,7 +138,7 @@ def test_rigid_translation_gives_zero_energy_and_leaves_energy_invariant(membran
     rng = np.random.default_rng(3)
     u = rng.normal(size=s.ndof_free) * 1e-3
     assert s.strain_energy(u + t) == pytest.approx(s.strain_energy(u), rel=1e-10)
-    # translation invariance: the internal forces of any state sum to zero (Nikravesh, seed 003, eq. 3.14c)
+    # translation invariance: the internal forces of any state sum to zero (Nikravesh 2002, eq. 3.14c)
     f = s.internal_force(u)[0]
     resultant = s.expand(f).reshape(-1, 6)[:, :3].sum(axis=0)
     assert np.abs(resultant).max() <= 1e-12 * np.abs(f).max()

@@ -51,8 +51,8 @@ def cantilever_integrals(k: int) -> tuple[float, float]:
     """Exact ``(K_k, A_k)`` of mode k of a uniform Euler-Bernoulli cantilever (L = 1, rho A = 1).
 
     ``K_k = int (1 - x^2)/2 phi'^2 dx / int phi^2 dx`` (Southwell coefficient: first-order change of
-    omega^2 per Omega^2, hub radius 0; seed 002 eq. 3.52 with the non-rotating shapes) and
-    ``A_k = int phi'^2 dx / int phi^2 dx`` (unit axial tension, seed 002 eq. 3.30 with P = 1).
+    omega^2 per Omega^2, hub radius 0; He 1992, eq. 3.52 with the non-rotating shapes) and
+    ``A_k = int phi'^2 dx / int phi^2 dx`` (unit axial tension, He 1992, eq. 3.30 with P = 1).
     """
     guess = (2 * k - 1) * np.pi / 2
     b = brentq(lambda x: 1.0 + np.cos(x) * np.cosh(x), guess - 0.5, guess + 0.5, xtol=1e-15)
