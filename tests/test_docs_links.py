@@ -1,8 +1,8 @@
 """The documentation stands on its own (issue 25, item 4).
 
 * No pointer to material a user does not have: the internal names of the source documents ("seed 000" ...
-  "seed 004"), the design charter (DESIGN.md) or the ``shared/`` folder, in docs/, README.md, flexmb/ and
-  verification/. Sources are cited by author and year, listed in docs/references.md.
+  "seed 004"), the design charter (DESIGN.md) or the ``shared/`` folder, in docs/, README.md, flexmb/,
+  verification/, benchmarks/ and tests/. Sources are cited by author and year, listed in docs/references.md.
 * Every relative Markdown link in README.md and docs/*.md names a file that exists.
 * The numbered sections of every docs/*.md run in order (1, 2, 3, ...; 1.1, 1.2, ... under section 1), and every
   "<doc>.md §n" cross-reference in the docs, the README, flexmb/, verification/ and benchmarks/ names a section
@@ -44,24 +44,30 @@ def _markdown_pages() -> list[Path]:
     return sorted(DOCS.glob("*.md")) + [ROOT / "README.md"]
 
 
-def _scanned_files() -> Iterator[Path]:
-    yield from _markdown_pages()
-    for folder in ("flexmb", "verification"):
+def _files_under(*folders: str) -> Iterator[Path]:
+    for folder in folders:
         for path in sorted((ROOT / folder).rglob("*")):
             if path.suffix in SCANNED_SUFFIXES and "__pycache__" not in path.parts and path.is_file():
                 yield path
 
 
-def _hits(path: Path, pattern: re.Pattern, group: int = 0) -> Iterator[tuple[int, re.Match]]:
+def _scanned_files() -> Iterator[Path]:
+    yield from _markdown_pages()
+    yield from _files_under("flexmb", "verification")
+
+
+def _hits(path: Path, pattern: re.Pattern) -> Iterator[tuple[int, re.Match]]:
     text = path.read_text(encoding="utf-8", errors="replace")
     for match in pattern.finditer(text):
         yield text.count("\n", 0, match.start()) + 1, match
 
 
 def internal_references() -> list[Hit]:
-    """Every mention of a seed document, DESIGN.md or shared/ in the shipped text."""
+    """Every mention of a seed document, DESIGN.md or shared/ in the shipped text, the benchmarks and the tests
+    (this file names them to look for them)."""
+    files = [*_scanned_files(), *_files_under("benchmarks", "tests")]
     return [Hit(str(p.relative_to(ROOT)), line, m.group(0))
-            for p in _scanned_files() for line, m in _hits(p, INTERNAL_REFERENCE)]
+            for p in files if p.resolve() != Path(__file__).resolve() for line, m in _hits(p, INTERNAL_REFERENCE)]
 
 
 def broken_links() -> list[Hit]:
@@ -103,7 +109,7 @@ def sections_out_of_order(path: Path) -> list[Hit]:
 def broken_section_references() -> list[Hit]:
     """'theory.md §9.1'-style pointers (docs, README, flexmb/, verification/, benchmarks/) to a missing section."""
     sections = {page.name: {n for _, n in section_numbers(page)} for page in sorted(DOCS.glob("*.md"))}
-    files = list(_scanned_files()) + sorted((ROOT / "benchmarks").rglob("*.py"))
+    files = [*_scanned_files(), *_files_under("benchmarks")]
     out = []
     for path in files:
         for line, m in _hits(path, SECTION_REFERENCE):
