@@ -144,7 +144,7 @@ def static_start(quick: bool) -> CaseResult:
 
 
 ENERGY_TOL = 3e-3
-"""Energy balance of polygonal_action, relative to the driver's work (about 450 J): the error of the roller-tooth
+"""Energy balance of polygonal_action, relative to the driver's work (0.4-0.5 kJ): the error of the roller-tooth
 impacts, first order in h (measured 1.07e-3 at h = 0.2 ms and 5.6e-4 at 0.1 ms, quick run). Measured at
 h = 0.2 ms: 1.07e-3 (quick) and 1.08e-3 (full) here, 1.1e-3 on another machine (the 5e-4 stated before was not
 reproduced), and 1.05e-3 to 1.18e-3 with the step changed by 1e-7 relative (another machine's round-off). The
