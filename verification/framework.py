@@ -5,7 +5,9 @@ with ``slow = True`` is left out of ``--quick``). :func:`run_suites` runs them w
 per finished case; :func:`write_report` writes ``results.json`` and one self-contained
 ``report.html``: a per-suite count with links, a summary table with one row per checked metric,
 and per suite a chart of every check's error against its tolerance, then each case's source,
-notes, numbers and figures (PNG data URIs; no external resources, no scripts).
+notes, warnings, numbers and figures (PNG data URIs; no external resources, no scripts).
+Warnings raised while a case runs are recorded in that case's result (``warnings`` in results.json,
+a list under its notes in the report), not printed: a passing run prints only its progress lines.
 """
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ import platform
 import re
 import time
 import traceback
+import warnings
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -107,6 +111,24 @@ def refuse_vacuous(metric: str, reference: float | None, tolerance: str) -> None
             f"reference {float(reference):.6g}")
 
 
+@dataclass(frozen=True)
+class CaseWarning:
+    """A warning raised while a case ran: its category's name, its message and how often it was raised."""
+
+    category: str
+    message: str
+    count: int
+
+    def to_json(self) -> dict:
+        return {"category": self.category, "message": self.message, "count": self.count}
+
+
+def _case_warnings(caught: list[warnings.WarningMessage]) -> list[CaseWarning]:
+    """The caught warnings, one entry per distinct (category, message), in the order first raised."""
+    counts = Counter((w.category.__name__, str(w.message)) for w in caught)
+    return [CaseWarning(category, message, n) for (category, message), n in counts.items()]
+
+
 @dataclass
 class CaseResult:
     name: str
@@ -117,6 +139,7 @@ class CaseResult:
     figures: list = field(default_factory=list)        # matplotlib figures for the report
     wall_s: float = 0.0
     error: str = ""
+    warnings: list[CaseWarning] = field(default_factory=list)   # raised while the case ran (set by run_case)
 
     @property
     def passed(self) -> bool:
@@ -137,6 +160,8 @@ class CaseResult:
         ref = {c.metric: _num(c.reference) for c in self.checks if c.reference is not None}
         if ref:
             out["reference"] = ref
+        if self.warnings:
+            out["warnings"] = [w.to_json() for w in self.warnings]
         if self.error:
             out["error"] = self.error
         return out
@@ -180,16 +205,21 @@ def _error_text(exc: BaseException) -> str:
 
 def run_case(case: Callable, quick: bool) -> CaseResult:
     """Run one case; an exception becomes a failed result carrying its message. Figures are
-    rendered to PNG at once (and closed), so a long run does not pile up open figures."""
+    rendered to PNG at once (and closed), so a long run does not pile up open figures. Every warning
+    raised meanwhile (each occurrence: filter "always") is recorded in the result's ``warnings``
+    instead of being printed, so the report names the case that raised it."""
     t0 = time.perf_counter()
-    try:
-        res = case(quick)
-        if not isinstance(res, CaseResult):
-            raise TypeError(f"case returned {type(res).__name__}, not CaseResult")
-    except Exception as exc:   # a failing case is reported, the suite goes on
-        res = CaseResult(case_label(case), "", error=_error_text(exc))
-    res.wall_s = time.perf_counter() - t0
-    res.figures = [_render(fig) for fig in res.figures]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            res = case(quick)
+            if not isinstance(res, CaseResult):
+                raise TypeError(f"case returned {type(res).__name__}, not CaseResult")
+        except Exception as exc:   # a failing case is reported, the suite goes on
+            res = CaseResult(case_label(case), "", error=_error_text(exc))
+        res.wall_s = time.perf_counter() - t0
+        res.figures = [_render(fig) for fig in res.figures]
+    res.warnings = _case_warnings(caught)
     return res
 
 
@@ -225,6 +255,9 @@ def run_suites(names: list[str], quick: bool, progress: Callable[[str], None] = 
         nonlocal done
         done += 1
         line = f"{stamp(done)} {name}/{res.name}: {'pass' if res.passed else 'FAIL'} ({res.wall_s:.1f} s)"
+        if res.warnings:
+            n = sum(w.count for w in res.warnings)
+            line += f", {n} warning{'s' if n != 1 else ''} (in the report)"
         if res.error:
             line += f"  {res.error.splitlines()[0]}"
         progress(line)
@@ -421,6 +454,8 @@ pre.error{background:#fff4f4;border:1px solid #e8b4b4;padding:.6em;overflow-x:au
 figure{margin:4px 0;max-width:100%} figure img{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{font-size:85%;color:#555;max-width:600px}
 figure.usage img{max-width:760px} p.src{font-size:92%;color:#444} nav ul{margin:.3em 0}
+div.warnings{background:#fffbe6;border:1px solid #e6d28a;padding:.3em .6em;font-size:90%}
+div.warnings ul{margin:.2em 0}
 """
 
 
@@ -460,6 +495,13 @@ def _img(png: _Png, alt: str, cls: str = "", caption: str | None = None) -> str:
                 f"<figcaption>{cap}</figcaption></figure>")
     return (f"<figure class='{cls}'><img alt='{alt}' title='{alt}' src='data:image/png;base64,{png.data}'/>"
             f"<figcaption>{cap}</figcaption></figure>")
+
+
+def _warnings_html(caught: list[CaseWarning]) -> str:
+    """A case's warnings as a list: category, times raised, message."""
+    items = "".join(f"<li><code>{_esc(w.category)}</code> (&times;{w.count}): {_esc(w.message)}</li>"
+                    for w in caught)
+    return f"<div class='warnings'><b>Warnings raised by the case:</b><ul>{items}</ul></div>"
 
 
 def _html(doc: dict, suites: dict[str, list[CaseResult]], quick: bool | None = None) -> str:
@@ -536,6 +578,8 @@ def _html(doc: dict, suites: dict[str, list[CaseResult]], quick: bool | None = N
             parts.append(f"<p class='src'><b>Source:</b> {_esc(c.source) if c.source else '<i>not stated</i>'}</p>")
             if c.notes:
                 parts.append(f"<p class='notes'>{_esc(c.notes)}</p>")
+            if c.warnings:
+                parts.append(_warnings_html(c.warnings))
             if c.error:
                 parts.append(f"<pre class='error'>{_esc(c.error)}</pre>")
             trs = [f"<tr class='{'pass' if k.passed else 'fail'}'><td>{_esc(k.metric)}</td>"
