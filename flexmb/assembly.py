@@ -16,6 +16,7 @@ add rows ``cB B + cV (B v)_q`` with columns ``B^T`` (unsymmetric) and ``d(B^T la
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,7 +31,7 @@ from .errors import InstabilityError, ModelError
 from .joints.driver import Driver
 from .joints.kernels import PrimitiveGroup, build_groups, extend
 from .joints.nonholonomic import NonholonomicConstraint, NonholonomicRows
-from .solvers.linalg import DENSE_LIMIT, power_of_two_scale
+from .solvers.linalg import DENSE_LIMIT, powers_of_two
 from .compiled.scatter import add_at, add_transpose_product
 from .groups import EvalState, family_builders
 from .sparsity import BlockPattern
@@ -108,10 +109,6 @@ class Assembly:
             if isinstance(j, Driver):
                 self.driver_rows[self.row_joint == k] = True
         self.set_active(np.ones(self.m, dtype=bool))   # rows switched off when redundant
-        # scale of the constraint rows in the Newton and start matrices (solvers/linalg.py saddle_scale):
-        # the heaviest body's mass, kg, as a power of two (below 1 for light bodies)
-        masses = [b.mass if isinstance(b, RigidBody) else b.invariants.mass for b in bodies]
-        self.inertia_scale = power_of_two_scale(max(masses, default=1.0))
         self.interface_loads = InterfaceLoads(self.groups, flexible)
         self.interface_loads_bodies = flexible
         self._stability_bodies = [b for b in flexible if b.stiffening and b.stability_check and b.structure is None]
@@ -447,6 +444,23 @@ class Assembly:
             phi[self._nh_slice] = self.nonholonomic.evaluate(q, zero, t, derivatives=False)["phi"]
         k = off[int(np.argmax(np.abs(phi[off])))]
         return float(abs(phi[k])), self.labels[k]
+
+    @functools.cached_property
+    def inertia_scale(self) -> np.ndarray:
+        """The scale ``d_j`` of each coordinate in the Newton and start matrices (solvers/linalg.py
+        :func:`~flexmb.solvers.linalg.saddle_scale`, 1/sqrt(kg) or 1/sqrt(kg m^2)): the power of two nearest
+        ``1/sqrt(w_j)``, ``w_j`` the coordinate's own inertia, the diagonal of the mass matrix at the start taken
+        per body (its translations: the largest of their three; its Euler parameters: the largest of their four,
+        ``4 J_max``, or for a body without rotational inertia its translations' ``m``) and 1 for a coordinate
+        without inertia. ``D M D`` then has entries of order 1 for a 1000 kg body and a 1 mg one alike; it
+        holds no stiffness, so an absurdly stiff element (1e30 N/m) is still diagnosed as singular."""
+        w = np.abs(self.mass_matrix(self.initial_state()[0]).diagonal())
+        for b in self.system.bodies:
+            o = b.offset
+            w[o:o + 3] = np.max(w[o:o + 3])
+            rotation = np.max(w[o + 3:o + 7])
+            w[o + 3:o + 7] = rotation if rotation > 0.0 else w[o]
+        return powers_of_two(1.0 / np.sqrt(np.where(w > 0.0, w, 1.0)))
 
     def mass_matrix(self, q) -> sp.csr_matrix:
         zero = np.zeros(self.nq)

@@ -143,16 +143,23 @@ def lu_factor(A, piv):
 
 
 @njit(cache=True)
-def saddle_scale(A, nq, s, d, order):
-    """Scale the constraint rows and multiplier columns of the saddle-point matrix ``A`` in place by ``s`` (a
-    power of two, ``Assembly.inertia_scale``) and write the scale vector ``d`` (1 for coordinates), as
-    ``flexmb.solvers.linalg.saddle_scale`` (solve ``D A D y = D b``, ``x = D y``); row and column k of ``A``
+def saddle_scale(A, nq, cscale, d, order):
+    """Scale the saddle-point matrix ``A`` in place to ``D A D`` and write the scale vector ``d``, as
+    ``flexmb.solvers.linalg.saddle_scale`` (solve ``D A D y = D b``, ``x = D y``): coordinate ``k`` gets
+    ``cscale[k]`` (``Assembly.inertia_scale``, powers of two), a constraint row the power of two nearest
+    ``1 / max_j |A_ij d_j|`` over the coordinate columns ``j`` (1 for a zero row); row and column k of ``A``
     belong to unknown ``order[k]`` (a coordinate when below ``nq``)."""
     n = A.shape[0]
     for i in range(n):
-        d[i] = 1.0 if order[i] < nq else s
-    if s == 1.0:
-        return
+        d[i] = cscale[order[i]] if order[i] < nq else 0.0
+    for i in range(n):
+        if order[i] < nq:
+            continue
+        size = 0.0
+        for j in range(n):
+            if order[j] < nq:
+                size = max(size, abs(A[i, j]) * d[j])
+        d[i] = 2.0 ** round(np.log2(1.0 / size)) if size > 0.0 and np.isfinite(size) else 1.0
     for i in range(n):
         for j in range(n):
             A[i, j] *= d[i] * d[j]
@@ -599,8 +606,8 @@ def step_work(nq, m):
 def alpha_step(q0, v0, vd0, a0, lam0, h, am, af, beta, gamma, tol, q_tol, use_q_tol, max_iter, act, model, dyn,
                cscale, q, v, vd, a, lam, stats, work):
     """One generalized-alpha step of size h from ``(q0, v0, vd0, a0, lam0)`` into ``(q, v, vd, a, lam)``;
-    the model's ``drive`` holds the drivers' f and f'' at the step's end, ``cscale`` is the constraint-row scale
-    (``Assembly.inertia_scale``). Returns an outcome code
+    the model's ``drive`` holds the drivers' f and f'' at the step's end, ``cscale`` the coordinates' scale in the
+    Newton matrix (``Assembly.inertia_scale``, :func:`saddle_scale`). Returns an outcome code
     (``CONVERGED``, ...); ``stats`` gets ``[newton iterations, factorizations, last increment norm]``; ``work``
     the step's arrays (:func:`step_work`, allocated once per block)."""
     nq = q0.size

@@ -366,7 +366,7 @@ class CompiledStep:
                 f(params.beta), f(params.gamma), f(tol), c(q_tol if use_q_tol else s.q, dtype=f), use_q_tol,
                 int(max_iter), c(self.asm.active, dtype=bool), driven, c(values, dtype=f), c(loads, dtype=f),
                 c(volts, dtype=f), bool(energy), off_rows, bool(contact_steps), self.model, dyn, pen,
-                f(self.asm.inertia_scale), *out, sref, hist, a_last, stats]
+                c(self.asm.inertia_scale, dtype=f), *out, sref, hist, a_last, stats]
         args[_MODEL_ARG] = self.model_for(self._run_block, args, _MODEL_ARG)
         k, code = self._run_block(*args)
         return k, code, out, sref, hist, a_last, stats, float(h_state[0])

@@ -224,7 +224,7 @@ class AlphaStepper:
             if self._vrows.size:
                 rhs[self._vrows] /= gp
             if need_matrix:
-                d = saddle_scale(S, nq, asm.inertia_scale)      # constraint rows in the bodies' units
+                d = saddle_scale(S, nq, asm.inertia_scale)      # each body and constraint row in its own units
                 try:
                     lu = factorize(scaled(S, d))
                 except SingularMatrixError as exc:

@@ -203,18 +203,35 @@ def power_of_two_scale(x: float) -> float:
     return 2.0 ** round(math.log2(x)) if x > 0.0 and math.isfinite(x) else 1.0
 
 
-def saddle_scale(S, nq: int, s: float | None = None) -> np.ndarray:
-    """Row and column scale ``d = (1 (nq), s (m))`` of a saddle-point matrix ``[[A, B^T], [B, C]]`` (the ``nq``
-    coordinates first): ``D S D`` has the constraint rows and multiplier columns in the units of ``A``. Without
-    it heavy or stiff bodies (1e4 kg, 1e7 kg m^2, 1e9 N/m) meet unit constraint rows, the LU pivots span more
-    than the singularity test allows, and a regular matrix is reported singular. ``s`` is given by the time
-    step (``Assembly.inertia_scale``: the bodies' masses, so that an absurdly stiff element stays diagnosed
-    as such) or else taken as the power of two nearest ``max |A_ii|`` (static solves, where the stiffness is
-    the scale). A power of two multiplies exactly: with ``s = 1`` the solve is bit for bit unscaled."""
-    if s is None:
-        s = power_of_two_scale(float(np.max(np.abs(S.diagonal()[:nq]), initial=0.0)))
+def powers_of_two(x: np.ndarray) -> np.ndarray:
+    """:func:`power_of_two_scale` of each entry of ``x`` (1 where an entry is not positive and finite)."""
+    x = np.asarray(x, dtype=float)
+    ok = (x > 0.0) & np.isfinite(x)
+    return np.where(ok, np.exp2(np.round(np.log2(np.where(ok, x, 1.0)))), 1.0)
+
+
+def saddle_scale(S, nq: int, s: np.ndarray | None = None) -> np.ndarray:
+    """Row and column scale ``d`` of a saddle-point matrix ``[[A, B^T], [B, C]]`` (the ``nq`` coordinates first)
+    for solving ``D S D y = D b``, ``x = D y`` (a symmetric diagonal scaling in the spirit of Bunch 1971, "Equilibration
+    of symmetric matrices in the max-norm", and Ruiz 2001, "A scaling algorithm to equilibrate both rows and columns
+    norms in matrices"). In the time step ``s`` is the coordinates' scale (``Assembly.inertia_scale``: about
+    ``1/sqrt`` of each coordinate's own inertia, so ``D A D`` has the mass block of a 1000 kg body and of a 1 mg one
+    near 1, with no stiffness in it, so an absurdly stiff element stays diagnosed as singular) and each constraint
+    row's scale is the power of two nearest ``1 / max_j |B_ij d_j|`` (1 for a zero row): every row and column of
+    ``D S D`` then has entries of order 1, and neither the LU pivoting nor the singularity test loses a light
+    body's rows beside a heavy one's. Without ``s`` (static solves, where the stiffness is the scale) the
+    coordinates keep 1 and the constraint rows get the power of two nearest ``max |A_ii|``. Powers of two
+    multiply exactly."""
     d = np.ones(S.shape[0])
-    d[nq:] = s
+    if s is None:
+        d[nq:] = power_of_two_scale(float(np.max(np.abs(S.diagonal()[:nq]), initial=0.0)))
+        return d
+    d[:nq] = s
+    B = (sp.csr_matrix(S) if sp.issparse(S) else np.asarray(S))[nq:, :nq]
+    if B.shape[0]:
+        size = (abs(B) @ sp.diags(s) if sp.issparse(B) else np.abs(B) * s).max(axis=1)
+        size = size.toarray().ravel() if sp.issparse(size) else np.asarray(size).ravel()
+        d[nq:] = powers_of_two(1.0 / np.where(size > 0.0, size, np.inf))
     return d
 
 
@@ -227,7 +244,7 @@ def scaled(S, d: np.ndarray):
     return S
 
 
-def solve_saddle_scaled(S, b: np.ndarray, nq: int, s: float | None = None) -> np.ndarray:
+def solve_saddle_scaled(S, b: np.ndarray, nq: int, s: np.ndarray | None = None) -> np.ndarray:
     """Solve ``S x = b`` for a saddle-point matrix through ``D S D y = D b``, ``x = D y`` (:func:`saddle_scale`).
     Raises :class:`SingularMatrixError`."""
     d = saddle_scale(S, nq, s)
