@@ -19,5 +19,6 @@ SUITES = {
     "dragline": "verification.dragline",
     "linearization": "verification.linearization",
     "roller-chain": "verification.roller_chain",
+    "aircraft-seat": "verification.aircraft_seat",
 }
 DEFAULT_SUITES = list(SUITES)
