@@ -134,3 +134,10 @@ class InsecureConnectionWarning(FlexmbWarning):
     """A connection to a cluster is neither encrypted nor authenticated and leaves this machine (e.g. a Dask
     scheduler at a ``tcp://`` address that is not loopback): anyone on the network path can read and alter
     it, and anyone who can reach the scheduler can run code on its workers and in this process."""
+
+
+class ResolutionWarning(FlexmbWarning):
+    """A run completed with steps too long for a motion it contains: on a body turning fast the step's parasitic
+    rotation mode outgrew the numerical damping (its Euler-parameter rate has a component along ``p``), so the
+    result may be far from the true motion although every step converged and the energy balance, dominated by
+    slower bodies, may not show it."""

@@ -16,7 +16,7 @@ from .linalg import single_blas_thread_for_small_systems
 from .options import METHODS, check_options
 from .progress import ProgressOption, RunProgress
 from .stepper import AlphaIntegrator
-from .watch import EnergyWatch, energy_sample_every
+from .watch import EnergyWatch, check_rotation_resolution, energy_sample_every
 
 __all__ = ["simulate", "METHODS", "BLOCK_STEPS"]
 
@@ -338,6 +338,7 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
         stats["energy_drift"] = energy_watch.worst
         message = energy_watch.message
     res = history.result(system, stats, message, redundant_rows, prefix)
+    stats.update(check_rotation_resolution(res, save_every))
     if writer is not None:
         writer.close(snapshot(), partial=res)     # the last rows; an OutputError carrying res if that fails
     return res
