@@ -82,9 +82,9 @@ def he_staircase_wall_30kmh(quick: bool) -> CaseResult:
     group = s.compile().crash[0]
     plateau = (x > HE.ends[1] + 2 * mb.RISE) & (v > 0.05 * WALL_SPEED)      # on step 3, before the stop
     r.check("crush", x.max(), ref["crush"], "rel 1e-4")
-    r.check("step_reached", ref["step"], 3, "abs 0.5")
+    r.check("step_reached", int(np.searchsorted(HE.ends, x.max())) + 1, ref["step"], "abs 0.5")
     r.check("deceleration_on_step_3_g", -a[plateau].mean() / G0, ref["deceleration"] / G0, "rel 1e-6")
-    r.check("rebound_speed", -v[-1], ref["rebound"], "rel 2e-2")
+    r.check("rebound_speed", -v[-1], ref["rebound"], "rel 5e-4")
     r.check("energy_absorbed", group.absorbed[0], ref["absorbed"], "rel 1e-5")
     r.check("energy_balance_rel", abs(0.5 * WALL_MASS * v[-1] ** 2 + group.absorbed[0] - ref["kinetic"]) / ref["kinetic"],
             tolerance="max 1e-6")
@@ -95,12 +95,12 @@ def he_staircase_wall_30kmh(quick: bool) -> CaseResult:
     r.notes = (f"m = {WALL_MASS / 1e3:g} t, v0 = 30 km/h (kinetic energy {ref['kinetic'] / 1e6:.4f} MJ), HE steps 1000/2000/"
                f"3000 kN over 200/200/500 mm (Table II read as step lengths, staircase.py), each rising over "
                f"{mb.RISE * 1e3:g} mm; k_u = {mb.K_UNLOAD:g} N/m; h = {h:g} s. The mass stops in step {ref['step']} at "
-               f"{ref['crush']:.5f} m. Tolerances: the crush from the sampled positions, off by at most v h^2 "
-               "terms and the kink steps (~4e-6 measured, rel 2e-5); the step-3 deceleration is F/m exactly up to "
-               "the Newton tolerance (rel 1e-6); the rebound speed 5.3 cm/s is the end of a 2 ms unloading "
-               "quarter-wave resolved by ~8 steps (rel 2e-2); the absorbed work is the element's trapezoid sum, "
-               "exact between kinks (rel 1e-5). Ideal step energies F_i l_i are reported; the rises make the "
-               "curve's work smaller by sum dF_i rise/2 (rise_deficit).")
+               f"{ref['crush']:.5f} m. Tolerances: the largest crush (sampled) and the rebound speed err only in the steps "
+               "that cross the six kinks of the curve, O(h^2): crush 1.5e-4, 2.7e-5, 8.6e-6, 2.0e-6 at h = 5e-4, "
+               "2.5e-4, 1.25e-4, 6.25e-5 s (rel 1e-4), rebound 5e-5 at this h (rel 5e-4); the step-3 deceleration "
+               "is F/m exactly up to the Newton tolerance (rel 1e-6); the absorbed work, the element's trapezoid "
+               "sum, exact between kinks, errs by 3.5e-7 (rel 1e-5). Ideal step energies F_i l_i are reported; the "
+               "rises make the curve's work smaller by sum dF_i rise/2 (rise_deficit).")
     return r
 
 
