@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 import flexmb as fm
-from flexmb.errors import (ConvergenceError, InconsistentInitialConditions, ModelError, NonFiniteError,
-                           RedundantConstraintError, SingularConfigurationError)
+from flexmb.errors import (ConvergenceError, EnergyBalanceWarning, InconsistentInitialConditions, ModelError,
+                           NonFiniteError, RedundantConstraintError, SingularConfigurationError)
 
 
 def body(**kw):
@@ -88,7 +88,9 @@ def test_newton_failure_diagnostic():
     s.add(fm.Distance(s.ground, b, point_a=(0, 0, 0), point_b=(0.5, 0.5, 0), name="rod"))
     # the driver pushes the centre of mass past the reach of the rod at t = 0.0707 s
     s.add(fm.Driver(b, coordinate="x", value=fm.TimeFunction.linear(10.0, 0.5), name="push"))
-    with pytest.raises(ConvergenceError) as e:
+    # nearing the rod's reach the rod force and the driver's multiplier grow without bound: the energy balance
+    # is flagged (drift 0.135 of the energy scale at t = 0.06 s) before Newton fails
+    with pytest.warns(EnergyBalanceWarning, match="energy balance drifted"), pytest.raises(ConvergenceError) as e:
         fm.simulate(s, 0.3, 0.01, h_min=1e-4)
     err = e.value
     assert 0.06 < err.time < 0.09 and err.step < 0.01 and np.isfinite(err.residual)
