@@ -17,24 +17,30 @@ HIC window (ms)               23.7     21.4       22.8
 average head acceleration (g) 61       63         60
 ============================  =======  =========  ==========
 
-Cases (model.py gives the data and their sources):
+Cases (model.py gives the data and their sources). The "rig" is the paper's component tester: the upper
+torso and head swing about a fixed hip onto the bulkhead with the head's centre at a given speed and the
+hip-to-head line at a given angle from vertical (the table's head impact angle).
 
-* ``component-44fps-38deg`` -- the component test: upper torso and head swinging about a fixed hip onto
-  the bulkhead at the component column's 44 ft/s and 38 degrees. **Calibration case**: the bulkhead law's
-  K, n, e were fitted (Nelder-Mead, least squares of the three relative errors) to its HIC, peak and window.
-* ``simulation-44fps-42deg`` -- the same rig at the simulation column's 44 ft/s and 42 degrees: predicted.
-* ``sled-far25-562`` -- the full sled run (FAR 25.562 test 2 pulse, lap-belted occupant, bulkhead at
-  35 in): predicted (impact speed and angle come out of the model).
+* ``component-44fps-38deg`` -- the rig at the component column's 44 ft/s and 38 degrees. **Calibration
+  case**: the panel's yield force and participating mass and the head skin's stiffness were fitted
+  (Nelder-Mead on the sum of squared relative errors) to its HIC, peak and window -- 3 of the 9 numbers.
+* ``simulation-44fps-42deg`` -- the rig at the MADYMO column's 44 ft/s and 42 degrees: predicted.
+* ``sled-45fps-38deg`` -- the rig at the sled test's measured head impact, 45.08 ft/s and 38 degrees (as the
+  paper's component tester replicates the sled): predicted.
+* ``sled-far25-562`` -- the full sled run: FAR 25.562 test-2 pulse, lap-belted occupant, bulkhead at 35 in;
+  the head's impact speed and angle come out of the model (belt stiffness chosen, not fitted). Predicted:
+  impact speed and angle within 10 %, but HIC +36 %, window -14 %, peak +31 %: the three-segment occupant
+  does not reproduce the sled's head kinematics into the panel closely enough (its head strikes at 47 ft/s
+  while the sled is still decelerating at 8 g); these three are checked at the error they show, rounded up,
+  as a guard against regressions, not as agreement.
 
 HIC is computed over windows up to 36 ms (FMVSS 208 HIC36; the table's windows are 21-24 ms, and
 FAR 25.562(c)(5) limits the window to the head contact), on the head centre-of-mass accelerometer
-signal (kinematic acceleration less gravity) without filter (the model carries no high-frequency content).
+signal (kinematic acceleration less gravity) without filter. The step (0.2 ms, 0.05 ms in contact) is
+converged: halving it twice changes HIC by < 0.02 % and the peak by < 0.4 %.
 
 Tolerance: 10 % is the spread of the three columns themselves (HIC 634-694, 9 %; window 21.4-23.7 ms,
-10 %): the test repeated by two methods does not agree better. STATUS: the calibrated model does not
-reach it for all numbers -- a single power-law contact on the head makes a pulse whose peak is 1.4 times
-its HIC average, where the table's is 2.3 (143 g / 61 g); the peak and window are therefore checked at
-the tolerance they meet, stated per check, and the suite says so (docs/verification.md, "aircraft-seat").
+10 %): the same configuration measured by two methods does not agree better.
 """
 from __future__ import annotations
 
@@ -56,14 +62,15 @@ TABLE_I = {                             # column: (impact ft/s, angle deg, peak 
     "component": (44.0, 38.0, 143.0, 685.0, 21.4, 63.0),
     "simulation": (44.0, 42.0, 140.0, 634.0, 22.8, 60.0),
 }
-# relative tolerance per metric and column: 0.10 (the columns' own spread) where the model meets it, else
-# the error measured with the committed data rounded up (model not calibrated to 10 %: module docstring)
-TOLERANCE = {
-    "component": {"hic": 0.10, "hic_window_ms": 0.15, "peak_head_g": 0.45},      # +9.1 %, -11.2 %, -40.2 %
-    "simulation": {"hic": 0.10, "hic_window_ms": 0.10, "peak_head_g": 0.50},     # -2.0 %, -9.6 %, -45.5 %
-    "sled": {"impact_speed_fps": 0.10, "impact_angle_deg": 0.10,                 # +4.2 %, +3.9 %
-             "hic": 0.60, "hic_window_ms": 0.30, "peak_head_g": 0.35},           # +52.8 %, -26.2 %, -28.2 %
+TOLERANCE = {      # relative; 0.10 is the spread of the table's own columns (module docstring)
+    "component": {"hic": 0.10, "hic_window_ms": 0.10, "peak_head_g": 0.10},     # calibrated: 0.1 %, 0.1 %, 0.2 %
+    "simulation": {"hic": 0.10, "hic_window_ms": 0.10, "peak_head_g": 0.10},    # -4.5 %, -2.9 %, -9.6 %
+    "sled": {"hic": 0.10, "hic_window_ms": 0.10, "peak_head_g": 0.10},          # +0.9 %, -8.0 %, +3.2 %
 }
+# the full sled run: impact speed and angle at 10 %; HIC, window and peak at the error they show, rounded up
+# (+36 %, -14 %, +31 %): not agreement with the paper, a guard against the model getting worse
+SLED_RUN_TOLERANCE = {"impact_speed_fps": 0.10, "impact_angle_deg": 0.10,       # +4.2 %, +3.9 %
+                      "hic": 0.40, "hic_window_ms": 0.20, "peak_head_g": 0.35}
 STEP, STEP_CONTACT = 2e-4, 5e-5         # s; the contact lasts about 20 ms: 400 steps
 
 
@@ -90,33 +97,49 @@ def head_response(res, system) -> dict:
     return out
 
 
-def _case(name: str, column: str, build, note: str) -> CaseResult:
+def _case(name: str, column: str, build, note: str, tolerance: dict) -> CaseResult:
     system, t_end = build()
     res = fm.simulate(system, t_end, h=STEP, h_contact=STEP_CONTACT, progress=False)
     r = head_response(res, system)
     ref = dict(zip(("impact_speed_fps", "impact_angle_deg", "peak_head_g", "hic", "hic_window_ms",
                     "average_head_g"), TABLE_I[column]))
     out = CaseResult(name, SOURCE, notes=note)
-    for metric, tol in TOLERANCE[column].items():
+    for metric, tol in tolerance.items():
         out.check(metric, r[metric], ref[metric], f"rel {tol}")
-    out.metrics.update({k: v for k, v in r.items() if k not in TOLERANCE[column]})
-    out.metrics.update({f"paper_{k}": v for k, v in ref.items() if k not in TOLERANCE[column]})
+    out.metrics.update({k: v for k, v in r.items() if k not in tolerance})
+    out.metrics.update({f"paper_{k}": v for k, v in ref.items() if k not in tolerance})
     return out
 
 
+def _rig(column: str):
+    """The component rig at a column's printed head impact speed and angle."""
+    speed_fps, angle_deg = TABLE_I[column][:2]
+    return lambda: component_test(speed_fps * FT, angle_deg)
+
+
 def component_44fps_38deg(quick: bool) -> CaseResult:
-    return _case("component-44fps-38deg", "component", lambda: component_test(44 * FT, 38.0),
-                 "Calibration case: the bulkhead law's K, n, e were fitted to this column's HIC, peak and window.")
+    return _case("component-44fps-38deg", "component", _rig("component"),
+                 "Calibration case: the panel's yield force and mass and the head skin's stiffness were fitted to "
+                 "this column's HIC, peak and window.", TOLERANCE["component"])
 
 
 def simulation_44fps_42deg(quick: bool) -> CaseResult:
-    return _case("simulation-44fps-42deg", "simulation", lambda: component_test(44 * FT, 42.0),
-                 "Predicted with the component-calibrated bulkhead at the MADYMO column's 44 ft/s, 42 deg.")
+    return _case("simulation-44fps-42deg", "simulation", _rig("simulation"),
+                 "Predicted: the component-calibrated rig at the MADYMO column's 44 ft/s and 42 deg.",
+                 TOLERANCE["simulation"])
+
+
+def sled_45fps_38deg(quick: bool) -> CaseResult:
+    return _case("sled-45fps-38deg", "sled", _rig("sled"),
+                 "Predicted: the component-calibrated rig at the sled test's measured head impact (45.08 ft/s, "
+                 "38 deg), as the paper's component tester replicates the sled.", TOLERANCE["sled"])
 
 
 def sled_far25_562(quick: bool) -> CaseResult:
     return _case("sled-far25-562", "sled", sled_test,
-                 "Predicted: FAR 25.562 test-2 pulse, lap-belted occupant, bulkhead at 35 in.")
+                 "Predicted from the FAR 25.562 test-2 pulse with the lap-belted occupant and the bulkhead at "
+                 "35 in: impact speed and angle within 10 %; HIC +36 %, window -14 %, peak +31 % (checked at "
+                 "that error, not agreement: docs/verification.md).", SLED_RUN_TOLERANCE)
 
 
-CASES = [component_44fps_38deg, simulation_44fps_42deg, sled_far25_562]
+CASES = [component_44fps_38deg, simulation_44fps_42deg, sled_45fps_38deg, sled_far25_562]
