@@ -166,12 +166,3 @@ def element_crush(res, model: TrainModel, index: int) -> np.ndarray:
     pb = res.position(element.body_b, element.point_b - element.body_b.initial_q()[:3])
     return element.free_length - np.linalg.norm(pb - pa, axis=1)
 
-
-def element_force(curve: tuple, crush: np.ndarray, unloading_stiffness: float) -> np.ndarray:
-    """Force (N) of a crush element along a crush history (docs/theory-crash.md §3): the curve at the running
-    largest crush, less k_u times the distance below it, never negative."""
-    x, y = (np.asarray(c, dtype=float) for c in curve)
-    top = np.maximum.accumulate(np.maximum(crush, 0.0))
-    slope_end = (y[-1] - y[-2]) / (x[-1] - x[-2])
-    f_top = np.where(top <= x[-1], np.interp(top, x, y), y[-1] + slope_end * (top - x[-1]))
-    return np.maximum(0.0, f_top - unloading_stiffness * (top - crush))
