@@ -10,6 +10,8 @@ Model (planar, x forward, y up, gravity -y): a sled on a prismatic track along x
 the sled, ``setback`` metres ahead of the head at rest (Lankarani-Nikravesh, K = 1e6 N/m^1.5,
 e = 0.5: a padded surface). The numbers are illustrative, of the size used in seat studies
 (Lankarani, Olivares & Nagarajan 2002), not a dummy calibration.
+The FAR 25.562 case calibrated against that paper's Table I is the suite ``aircraft-seat``
+(verification/aircraft_seat, ``flexmb verify aircraft-seat``).
 
 Sweep: velocity change v in {9, 10.7, 13.4} m/s (the 13.4 m/s = 44 ft/s of FAR 25.562(b)(2)) x
 setback in {0.15, 0.3, 0.45} m, nine cases. Metrics: HIC15 and HIC36 of the head (flexmb.studies),
