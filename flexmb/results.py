@@ -12,6 +12,8 @@ import numpy as np
 from . import rotations as rot
 from .bodies.base import Body
 from .errors import ModelError, NonFiniteError
+from .io.series import SeriesAccess, SeriesMap
+from .io.summary import succeeded, summary
 from .joints.base import Joint, point3
 
 __all__ = ["Result", "load_result"]
@@ -27,14 +29,18 @@ def _frame(frame: str) -> str:
     return frame
 
 
-@dataclass
-class Result:
+@dataclass(repr=False)
+class Result(SeriesAccess):
     """Time histories of one simulation.
 
     Arrays have one row per saved time: ``t`` (s), ``q``, ``v`` (generalized
     coordinates and their rates), ``vd`` (accelerations), ``lam`` (multipliers),
     ``work_nc`` (J, work of applied loads, dampers and user forces since the
     start) and ``work_drivers`` (J, work of driver constraints).
+
+    Like scipy's ``solve_ivp`` result: ``success`` (the run reached its end time) and ``message`` (why it
+    stopped), a short ``repr``; ``res["bodies/arm/position"]`` or ``res.series("bodies/arm/position")`` gives a
+    named series (:meth:`series_names`) as on a file read by ``flexmb.load_result``.
     """
 
     t: np.ndarray
@@ -49,6 +55,30 @@ class Result:
     stats: dict = field(default_factory=dict)
     message: str = "completed"
     redundant: list = field(default_factory=list)
+
+    # -- summary -----------------------------------------------------------
+    @property
+    def success(self) -> bool:
+        """True when the run reached its end time; False for the partial result attached to an error
+        (``exc.result``) or a Ctrl-C, whose ``message`` says why it stopped (flexmb/io/summary.py)."""
+        return succeeded(self.message)
+
+    def __repr__(self) -> str:
+        system = getattr(self.system, "name", None)
+        title = f"Result of system {system!r}" if system is not None else "Result (no system attached)"
+        return summary(title, self.message, self.t, self._names(), self.stats)
+
+    __str__ = __repr__
+
+    def _names(self) -> dict[str, list[str]]:
+        """Names of the bodies, joints, contacts and other force elements of the attached system."""
+        if self.system is None:
+            return {}
+        from .system import _is_contact
+        forces = self.system.forces
+        return {"bodies": [b.name for b in self.system.bodies], "joints": [j.name for j in self.system.joints],
+                "contacts": [f.name for f in forces if _is_contact(f)],
+                "forces": [f.name for f in forces if not _is_contact(f)]}
 
     # -- body kinematics -------------------------------------------------
     def _body(self, body: Body | str) -> Body:
@@ -68,13 +98,7 @@ class Result:
         """Positions (nt, N, 3) (m) of a particle set (``fm.Particles``, the object or its name) at every
         saved time; its velocities (m/s) with ``rates=True``."""
         from .forces.particles import Particles
-        self._model("particles")
-        found = [f for f in self.system.forces if isinstance(f, Particles)
-                 and (f is particles or (isinstance(particles, str) and f.name == particles))]
-        if not found:
-            raise ModelError(f"particle set {getattr(particles, 'name', particles)!r} is not in the simulated "
-                             "system")
-        p = found[0]
+        p = self._force(particles, "particle set", "particles", (Particles,), "it has no particles")
         x = self.v if rates else self.q
         return x[:, p.offset:p.offset + p.n_states].reshape(len(x), p.count, 3)
 
@@ -269,17 +293,34 @@ class Result:
                                  fmt=fmt, voigt=voigt)
 
     # -- contact -------------------------------------------------------------
+    def _force(self, item, kind: str, accessor: str, wanted: tuple[type, ...], other: str):
+        """The force element ``item`` (the object or its name) of the attached system, one of the types
+        ``wanted``; a ModelError naming ``accessor`` and listing the names of that ``kind`` that exist, or, for
+        an element of another type, naming its type and ``other``, the accessor that reads it."""
+        self._model(accessor)
+        forces = self.system.forces
+        found = next((f for f in forces if f is item or (isinstance(item, str) and f.name == item)), None)
+        names = [f.name for f in forces if isinstance(f, wanted)]
+        if found is None:
+            raise ModelError(f"Result.{accessor}: {getattr(item, 'name', item)!r} is not a {kind} of the simulated "
+                             f"system ({kind}s: {names})")
+        if not isinstance(found, wanted):
+            raise ModelError(f"Result.{accessor}: {found.name!r} is not a {kind} of the simulated system but a "
+                             f"{type(found).__name__}: {other} ({kind}s of this system: {names})")
+        return found
+
     def contact_force(self, contact) -> np.ndarray:
-        """Normal force (N) of a sphere-plane, sphere-sphere or clearance contact at every saved time.
+        """Normal force (N) of a sphere-plane, sphere-sphere or clearance contact (the object or its name) at
+        every saved time.
 
         Each saved state is evaluated with the approach speeds saved with it (``history``), as the
         integrator captured them at accepted steps: exact for any ``save_every``."""
+        from .contact.pairs import CONTACT_TYPES
         from .joints.kernels import extend
+        contact = self._force(contact, "sphere or clearance contact", "contact_force", CONTACT_TYPES,
+                              "mesh, node and sphere-cloud contacts are read with Result.contact_forces")
         asm = self._model("contact_force")
-        group = next((g for g in (asm.contacts if asm else []) if contact in getattr(g, "contacts", [])), None)
-        if group is None:
-            raise ModelError(f"{getattr(contact, 'name', contact)!r} is not a sphere or clearance contact of the "
-                             "simulated system (mesh, node and sphere-cloud contacts: Result.contact_forces)")
+        group = next(g for g in asm.contacts if contact in getattr(g, "contacts", []))
         k = group.contacts.index(contact)
         cols = self._history_columns(asm, group)
         if cols is not None:            # every row's history in one layout: one vectorized pass
@@ -310,14 +351,13 @@ class Result:
         sphere's centre minus its radius along the force -- the contact normal of a single touch, the
         resultant's direction for several -- and the centre when no force acts. Each saved state is
         evaluated with the history saved with it, as in :meth:`contact_force`."""
-        from .contact.mesh import SphereCloudContact, SphereMeshContact
+        from .contact.mesh import MESH_CONTACTS, SphereCloudContact, SphereMeshContact
         from .joints.kernels import extend
+        contact = self._force(contact, "mesh, node or sphere-cloud contact", "contact_forces", MESH_CONTACTS,
+                              "sphere-plane, sphere-sphere and clearance contacts are read with Result.contact_force")
         asm = self._model("contact_forces")
         parts = [(g, np.flatnonzero(g.owner == k)) for g in asm.contacts
                  for k, element in enumerate(getattr(g, "elements", ())) if element is contact]
-        if not parts:
-            raise ModelError(f"{getattr(contact, 'name', contact)!r} is not a mesh, node or sphere-cloud contact "
-                             "of the simulated system (sphere-plane, sphere-sphere, clearance: Result.contact_force)")
 
         def centres_and_forces(q, v):
             qe, ve = extend(q, v)
@@ -354,14 +394,43 @@ class Result:
         """Reaction force (N) and torque about the joint point (N m) on the joint's second
         body (on its first body when the second is the ground), global, each (n, 3); ``joint`` is the
         joint or its name."""
-        asm = self._model("reaction")
-        k = self.system.joints.index(self._joint(joint))
-        F = np.empty((self.t.size, 3))
-        T = np.empty((self.t.size, 3))
-        for i, (t, q, v, lam) in enumerate(zip(self.t, self.q, self.v, self.lam)):
-            f, tq = asm.reactions(q, v, lam, t, joints=(k,))      # this joint's rows only
-            F[i], T[i] = f[0], tq[0]
-        return F, T
+        self._model("reaction")
+        F, T = self.reactions([self.system.joints.index(self._joint(joint))])
+        return F[:, 0], T[:, 0]
+
+    def reactions(self, joints: Sequence[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Reaction forces (N) and torques about the joint points (N m) of the joints with indices ``joints``
+        (all when None) at every saved time, each (n_times, n_joints, 3), as :meth:`reaction` (the rule of
+        Assembly.reactions, evaluated for all rows at once): the generalized constraint force
+        ``g = -Phi_q^T lambda`` of a joint's rows on its body's coordinates ``(r, p)`` gives the force
+        ``g_r`` and the torque about the centre of mass ``n = E(p) g_p / 2``, moved
+        to the joint point: ``T = n - (P - r) x g_r``."""
+        import scipy.sparse as sp
+        asm = self._model("reactions")
+        ks = np.arange(len(self.system.joints)) if joints is None else np.asarray(joints, dtype=int)
+        bodies = [j.body_b if j.body_b.ncoord else j.body_a for j in (self.system.joints[k] for k in ks)]
+        cols = np.array([b.offset for b in bodies], dtype=int)[:, None] + np.arange(7)      # (nj, 7)
+        # the Jacobian has one sparsity pattern at every time: keep its values, row by row, and sum
+        # lambda_k dPhi_k/dq over each joint's rows and its body's columns for all rows at once
+        evals = [asm.constraints(q, v, t).jac for t, q, v in zip(self.t, self.q, self.v)]
+        pattern = evals[0]
+        row = np.repeat(np.arange(asm.m), np.diff(pattern.indptr))          # constraint row of each entry
+        col = pattern.indices
+        target = np.full(col.size, -1)                                       # joint * 7 + coordinate, or -1
+        for j, k in enumerate(ks):
+            mine = (asm.row_joint[row] == k) & asm.active[row] & (col >= cols[j, 0]) & (col <= cols[j, -1])
+            target[mine] = 7 * j + col[mine] - cols[j, 0]
+        used = np.flatnonzero(target >= 0)
+        values = np.array([jac.data[used] for jac in evals]) * self.lam[:, row[used]]    # (n, n_used)
+        gather = sp.csr_matrix((np.ones(used.size), (np.arange(used.size), target[used])),
+                               shape=(used.size, 7 * ks.size))
+        g = -(values @ gather).reshape(self.t.size, ks.size, 7)
+        f = g[..., :3]
+        r = self.q[:, cols[:, :3]]                                       # (n, nj, 3)
+        p = self.q[:, cols[:, 3:]].reshape(-1, 4)
+        n_ref = 0.5 * np.einsum("kij,kj->ki", rot.E(p), g[..., 3:].reshape(-1, 4)).reshape(f.shape)
+        points = np.array([self.system.joints[k].point for k in ks], dtype=float).reshape(-1, 3)
+        return f, n_ref - np.cross(points[None] - r, f)
 
     def energy(self) -> dict[str, np.ndarray]:
         """Energy balance (J), the accuracy testing function of Huston & Liu 2005:
@@ -408,21 +477,35 @@ class Result:
             self.history = np.zeros((np.size(self.t), 0))
 
     # -- labelled series (flexmb/io/series.py names them) -----------------
+    @property
+    def series(self) -> SeriesMap:
+        """The labelled series by name, each computed on first use and kept.
+
+        ``res.series["bodies/arm/position"]``, ``res.series("bodies/arm/position")`` and
+        ``res["bodies/arm/position"]`` are the same array, as on a file read by ``flexmb.load_result``;
+        :meth:`series_names` lists the names."""
+        cached = self.__dict__.get("_series")
+        if cached is None:
+            from .io.series import catalog
+            self._model("series")
+            self._series_info, entries = {}, {}
+            for name, (info, compute) in catalog(self).items():
+                self._series_info[name], entries[name] = info, compute
+            cached = self.__dict__["_series"] = SeriesMap(entries, "Result")
+        return cached
+
     def series_names(self) -> list[str]:
         """Names of the labelled series (``time``, ``bodies/<body>/position`` ..., ``joints/<joint>/...``,
-        ``energy/...``; flexmb/io/series.py lists them with their units) for to_dataframe, to_csv and
-        the HDF5 file."""
-        from .io.series import catalog
-        self._model("series_names")
-        return list(catalog(self))
+        ``energy/...``; flexmb/io/series.py lists them with their units) for ``res[name]``, to_dataframe,
+        to_csv and the HDF5 file."""
+        return list(self.series)
 
     def _labelled(self, series, owner: str) -> tuple[dict, dict]:
         """Values and labels (SeriesInfo) of the chosen series (all when None), computed once each."""
-        from .io.series import catalog, select
+        from .io.series import select
         self._model(owner)
-        entries = catalog(self)
-        chosen = select(entries, series, f"Result.{owner}")
-        return {k: entries[k][1]() for k in chosen}, {k: entries[k][0] for k in chosen}
+        chosen = select(self.series, series, f"Result.{owner}")
+        return {k: self.series[k] for k in chosen}, {k: self._series_info[k] for k in chosen}
 
     def to_dataframe(self, series: list[str] | None = None, layout: str = "flat"):
         """The labelled series (all, or the names given, see :meth:`series_names`) as a pandas DataFrame
@@ -441,28 +524,28 @@ class Result:
         values, info = self._labelled(series, "to_csv")
         return write_csv(path, self.t, values, info)
 
-    def save(self, path: str | os.PathLike) -> None:
-        """Write the result to ``path``.
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write the result to ``path`` and return the file's path. Its suffix chooses the format
+        (``RESULT_SUFFIXES``; any other suffix is a ModelError naming the ones known):
 
-        * suffix ``.h5``/``.hdf5``: a self-describing HDF5 file (flexmb/io/hdf5.py, docs/guide-output.md):
+        * ``.h5``/``.hdf5``: a self-describing HDF5 file (flexmb/io/hdf5.py, docs/guide-output.md):
           every named series with units (time, each body's position, orientation, velocities and
           accelerations, flexible bodies' modal coordinates, joint coordinates and reactions, energies),
           metadata (flexmb version, system, names, coordinate layout) and the raw arrays; it needs the
           system attached and is read back with ``flexmb.load_result``, with or without the system;
-        * otherwise all raw arrays in one ``.npz`` file (``.npz`` is appended to a name without it).
+        * ``.npz``: all raw arrays in one file; a name without a suffix gets ``.npz`` (``"run"`` writes
+          ``run.npz``, and ``Result.load("run")`` reads it).
 
         The file is written under a temporary name and renamed over ``path`` (flexmb/io/safe.py): a failed save
         (disk full, no such directory) raises an OutputError naming the file and keeps any previous file there."""
-        if _is_hdf5(path):
+        p = result_path(path, "Result.save")
+        if _is_hdf5(p):
             from .io.hdf5 import write_result
-            write_result(self, path)
-            return
+            return write_result(self, p)
         from .io.safe import write_with
-        p = Path(path)
-        if p.suffix != ".npz":
-            p = p.with_name(p.name + ".npz")
         arrays = {k: getattr(self, k) for k in self.ARRAYS}
         write_with(p, lambda fh: np.savez_compressed(fh, **arrays, message=np.array(self.message)), "result file")
+        return p
 
     @classmethod
     def load(cls, path, system=None) -> "Result":
@@ -480,13 +563,14 @@ class Result:
         if p.is_dir():
             from .io.chunks import read_chunks
             arrays = read_chunks(p)
-            msg = "loaded from chunks"
+            msg = _chunks_message(p, arrays["t"])
         elif _is_hdf5(p):
             from .io.hdf5 import check_layout, read_arrays
             arrays, msg = read_arrays(p)
             if system is not None:
                 check_layout(p, system)
         else:
+            p = result_path(p, "Result.load")
             arrays = _read_result_file(p)
             msg = str(arrays.pop("message"))
         _check_rows(arrays, str(p))
@@ -494,6 +578,37 @@ class Result:
         if system is not None:
             _check_system(res, system, str(p))
         return res
+
+
+RESULT_SUFFIXES = (".npz", ".h5", ".hdf5")
+"""Suffixes of result files (any case): ``.npz`` (raw arrays) and ``.h5``/``.hdf5`` (named series with units)."""
+
+
+def result_path(path, owner: str) -> Path:
+    """The result file ``path`` names: ``.npz`` added to a name without a suffix; a suffix other than
+    ``RESULT_SUFFIXES`` is a ModelError naming ``owner`` and the suffixes known (a ``.csv`` is written by
+    ``Result.to_csv``)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ModelError(f"{owner}: path must be a file name, got {path!r}")
+    p = Path(path)
+    if not p.suffix:
+        return p.with_name(p.name + ".npz")
+    if p.suffix.lower() not in RESULT_SUFFIXES:
+        hint = "; a CSV table is written by Result.to_csv" if p.suffix.lower() == ".csv" else ""
+        raise ModelError(f"{owner}: {str(p)!r} has the suffix {p.suffix!r}; result files are {RESULT_SUFFIXES} "
+                         f"(.npz raw arrays, .h5/.hdf5 named series; no suffix: .npz){hint}")
+    return p
+
+
+def _chunks_message(directory: Path, t: np.ndarray) -> str:
+    """The message of a run read from its output directory: "completed" when its rows reach the run's end
+    time (meta.json), else where it stopped (an interrupted or crashed run: ``success`` is False)."""
+    from .io.chunks import read_meta
+    t_end = float(read_meta(directory)["t_end"])
+    if t[-1] >= t_end - 1e-9 * max(1.0, abs(t_end)):      # the last step ends on t_end up to round-off
+        return "completed (loaded from chunks)"
+    return (f"stopped at t = {float(t[-1]):.6g} s of t_end = {t_end:.6g} s (loaded from the chunks of an "
+            "interrupted run; resume=True continues it)")
 
 
 def _is_hdf5(path) -> bool:

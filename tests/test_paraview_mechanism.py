@@ -33,8 +33,8 @@ def _read(path, t: float) -> dict:
     r.SetFileName(str(path))
     r.UpdateTimeStep(t)
     out = r.GetOutput()
-    return {out.GetMetaData(i).Get(vtk.vtkCompositeDataSet.NAME()): out.GetPartition(i, 0)
-            for i in range(out.GetNumberOfPartitionedDataSets())}
+    return {out.GetMetaData(i).Get(vtk.vtkCompositeDataSet.NAME()): out.GetBlock(i)       # a multiblock
+            for i in range(out.GetNumberOfBlocks())}
 
 
 def _times(path) -> np.ndarray:

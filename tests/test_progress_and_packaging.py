@@ -54,7 +54,7 @@ def test_progress_true_draws_a_bar_with_time_rate_and_eta(capsys):
     err = capsys.readouterr().err
     assert "simulate: 100%" in err
     assert "t = 0.1/0.1 s" in err                 # the bar ends at t_end
-    assert re.search(r"\[\d\d:\d\d<\d\d:\d\d, [0-9.e+]+ steps/s\]", err), err
+    assert re.search(r"\[\d\d:\d\d, ETA (\d\d:\d\d|--:--), [0-9.e+]+ steps/s\]", err), err
 
 
 @pytest.mark.parametrize("terminal, auto_s, shown", [(True, 0.0, True), (True, math.inf, False),

@@ -29,7 +29,8 @@ import numpy as np
 from ..errors import ModelError, OutputError
 from ..results import Result
 from .safe import ReadBudget, atomic_write, check_hdf5_dataset, hdf5_child
-from .series import SeriesInfo, catalog, escape, select, to_dataframe, unescape, write_csv
+from .series import SeriesAccess, SeriesInfo, SeriesMap, catalog, escape, select, to_dataframe, unescape, write_csv
+from .summary import succeeded, summary
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "SavedResult", "write_result", "read_saved", "read_arrays", "check_layout"]
 
@@ -186,11 +187,12 @@ def check_layout(path, system) -> None:
                              "produced it")
 
 
-class SavedResult:
+class SavedResult(SeriesAccess):
     """A result file read without its System: the named series with their units.
 
     * ``series``: series name -> values (n, ...), e.g. ``series["bodies/arm/position"]`` (n, 3) m;
-      ``saved["bodies/arm/position"]`` is the same;
+      ``saved["bodies/arm/position"]`` and ``saved.series("bodies/arm/position")`` are the same, as on a Result;
+    * ``success``, ``message``: whether the run that wrote it reached its end time, and why it stopped;
     * ``info``: series name -> SeriesInfo (``components``, ``units``, ``description``);
     * ``t``: the saved times (s); ``metadata``: flexmb version, system name, body/joint/force names and the
       coordinate layout of each body; ``arrays``: the raw arrays of the Result;
@@ -200,7 +202,7 @@ class SavedResult:
     def __init__(self, path: Path, series: dict[str, np.ndarray], info: dict[str, SeriesInfo],
                  metadata: dict, arrays: dict[str, np.ndarray]):
         self.path = path
-        self.series = series
+        self.series = SeriesMap(series, f"result file {str(path)!r}")
         self.info = info
         self.metadata = metadata
         self.arrays = arrays
@@ -210,12 +212,26 @@ class SavedResult:
         """Saved times (s)."""
         return self.series["time"]
 
-    def __getitem__(self, name: str) -> np.ndarray:
-        return self.series[select(self.series, [name], f"result file {str(self.path)!r}")[0]]
+    @property
+    def message(self) -> str:
+        """The message of the run that wrote the file ("completed", or why it stopped)."""
+        return self.metadata["message"]
+
+    @property
+    def success(self) -> bool:
+        """True when the run that wrote the file reached its end time (as Result.success)."""
+        return succeeded(self.message)
 
     def __repr__(self) -> str:
-        return (f"<SavedResult of system {self.metadata['system']!r} from {str(self.path)!r}: "
-                f"{self.t.size} times, {len(self.series)} series>")
+        names = {kind: self.metadata[kind] for kind in ("bodies", "joints", "forces")}
+        return summary(f"SavedResult of system {self.metadata['system']!r} from {str(self.path)!r}", self.message,
+                       self.t, names, extra=[f"series: {len(self.series)} (saved.series_names())"])
+
+    __str__ = __repr__
+
+    def series_names(self) -> list[str]:
+        """Names of the series in the file (as Result.series_names)."""
+        return list(self.series)
 
     def _chosen(self, series, owner: str) -> dict[str, np.ndarray]:
         return {k: self.series[k] for k in select(self.series, series, owner)}

@@ -21,6 +21,7 @@ import csv
 import functools
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Callable, Iterable
 
 import numpy as np
@@ -28,7 +29,8 @@ import numpy as np
 from .._optional import require
 from ..errors import ModelError
 
-__all__ = ["SeriesInfo", "escape", "unescape", "catalog", "select", "columns", "to_dataframe", "write_csv"]
+__all__ = ["SeriesInfo", "SeriesMap", "SeriesAccess", "escape", "unescape", "catalog", "select", "columns",
+           "to_dataframe", "write_csv"]
 
 XYZ = ("x", "y", "z")
 
@@ -107,7 +109,7 @@ def catalog(res) -> dict[str, tuple[SeriesInfo, Callable[[], np.ndarray]]]:
             entries[f"{base}/modal_coordinates"] = (
                 _info((f"eta{k + 1}" for k in range(body.n_modes)), "1", "modal amplitudes (scale the mode shapes)"),
                 functools.partial(res.modal_coordinates, body))
-    reactions = functools.cache(lambda: _all_reactions(res))
+    reactions = functools.cache(res.reactions)
     for k, joint in enumerate(system.joints):
         base = f"joints/{escape(joint.name)}"
         labels = _joint_labels(joint)
@@ -122,14 +124,6 @@ def catalog(res) -> dict[str, tuple[SeriesInfo, Callable[[], np.ndarray]]]:
     for kind, text in _ENERGY.items():
         entries[f"energy/{kind}"] = (_info((), "J", text), lambda kind=kind: energy()[kind])
     return entries
-
-
-def _all_reactions(res) -> tuple[np.ndarray, np.ndarray]:
-    """Reaction forces and torques (n_times, n_joints, 3) of all joints, one Assembly.reactions call per
-    saved time (``Result.reaction`` gives one joint)."""
-    asm = res.system.compile()
-    rows = [asm.reactions(q, v, lam, t) for t, q, v, lam in zip(res.t, res.q, res.v, res.lam)]
-    return np.array([f for f, _ in rows]), np.array([tq for _, tq in rows])
 
 
 def select(available: Iterable[str], series: Iterable[str] | None, owner: str) -> list[str]:
@@ -203,3 +197,52 @@ def write_csv(path, t: np.ndarray, values: dict[str, np.ndarray], info: dict[str
     except OSError as exc:
         raise ModelError(f"cannot write the CSV file {str(p)!r}: {exc.strerror or exc}") from exc
     return p
+
+
+class SeriesMap(Mapping):
+    """Named series of one result, read-only: name -> values (one row per saved time).
+
+    ``entries`` gives each series as its array or as a function computing it, called on first use and
+    kept. An unknown name is a ModelError naming ``owner`` and listing the names that exist (``select``).
+    The map is also callable: ``series(name)`` is ``series[name]``.
+    """
+
+    def __init__(self, entries: dict[str, np.ndarray | Callable[[], np.ndarray]], owner: str):
+        self._entries = dict(entries)
+        self.owner = owner
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if not (isinstance(name, str) and name in self._entries):
+            select(self._entries, [name], self.owner)          # the ModelError listing the names
+        value = self._entries[name]
+        if callable(value):
+            value = self._entries[name] = value()
+        return value
+
+    __call__ = __getitem__
+
+    def __contains__(self, name) -> bool:
+        return name in self._entries
+
+    def get(self, name, default=None):
+        """The series ``name``, or ``default`` when there is none by that name."""
+        return self[name] if name in self._entries else default
+
+    def __iter__(self):
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} series of {self.owner}: {', '.join(list(self)[:3])} ...>"
+
+
+class SeriesAccess:
+    """``obj[name]``: the named series ``obj.series[name]`` -- one rule for a live Result and a result file
+    read without its System (flexmb.io.hdf5.SavedResult); both define ``series`` as a :class:`SeriesMap`."""
+
+    series: SeriesMap
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.series[name]

@@ -1,10 +1,10 @@
 """Transient VTKHDF files (one HDF5 file per run) holding several named unstructured grids.
 
-Layout (VTKHDF format specification, version 2.1+: "PartitionedDataSetCollection" and "Temporal
-data", https://docs.vtk.org/en/latest/vtk_file_formats/vtkhdf_file_format/)::
+Layout (VTKHDF format specification, version 2.1+: "MultiBlockDataSet" and "Temporal data",
+https://docs.vtk.org/en/latest/vtk_file_formats/vtkhdf_file_format/)::
 
-    /VTKHDF                       attrs Version = (2, 2), Type = "PartitionedDataSetCollection"
-    /VTKHDF/Assembly/<name>/<name>  soft link to /VTKHDF/<name> (the block name ParaView shows)
+    /VTKHDF                       attrs Version = (2, 2), Type = "MultiBlockDataSet"
+    /VTKHDF/Assembly/<name>       soft link to /VTKHDF/<name> (the block name ParaView shows)
     /VTKHDF/<name>                attrs Type = "UnstructuredGrid", Index = block number
         NumberOfPoints, NumberOfCells, NumberOfConnectivityIds (1,)  the cells, written once
         Types, Offsets, Connectivity                                 (every step reuses them)
@@ -161,10 +161,12 @@ def _write_collection(f, times: np.ndarray, blocks: list[Block]) -> None:
     import h5py
     root = f.create_group("VTKHDF", track_order=True)
     root.attrs["Version"] = np.array(VERSION, dtype=np.int64)
-    root.attrs.create("Type", np.bytes_("PartitionedDataSetCollection"))
+    # a multiblock rather than a partitioned-dataset collection: ParaView and VTK read both, pyvista.read only
+    # the multiblock (pyvista 0.49 refuses vtkPartitionedDataSetCollection)
+    root.attrs.create("Type", np.bytes_("MultiBlockDataSet"))
     assembly = root.create_group("Assembly", track_order=True)
     for k, (name, block) in enumerate(zip(_group_names(blocks), blocks)):
         g = root.create_group(name, track_order=True)
         _write_grid(g, block, times)
         g.attrs["Index"] = k
-        assembly.create_group(name, track_order=True)[name] = h5py.SoftLink(f"/VTKHDF/{name}")
+        assembly[name] = h5py.SoftLink(f"/VTKHDF/{name}")

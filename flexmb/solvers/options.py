@@ -70,8 +70,11 @@ def _check_system(system) -> None:
 def _check_steps(o: Mapping[str, Any]) -> None:
     """``h``, ``h_min``, ``h_max`` (s): positive and finite, ``h_min <= h`` and ``h_min <= h_max``.
     The implicit methods need ``h``; for rk45/dop853 it is the optional output spacing."""
-    if o["h"] is not None or o["method"] not in EXPLICIT:
-        _real("h", o["h"], low=0.0)
+    if o["h"] is None and o["method"] not in EXPLICIT:
+        raise ModelError(f"simulate: the step size h (s) is required by method {o['method']!r} (fixed steps, and "
+                         "the first step when adaptive=True), got h=None: call simulate(system, t_end, h); only "
+                         "'rk45' and 'dop853' choose their steps without it")
+    _optional(_real, "h", o["h"], low=0.0)
     _optional(_real, "h_min", o["h_min"], low=0.0)
     _optional(_real, "h_max", o["h_max"], low=0.0)
     if o["h_min"] is not None and o["h"] is not None and o["h_min"] > o["h"]:

@@ -137,6 +137,11 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
              contact_tol: float = 1e-9, initial: Result | None = None) -> Result:
     """Integrate the equations of motion of ``system`` from ``t_start`` to ``t_end`` (s).
 
+    ``h`` (s) is required by the default method and by "hht" and "newmark", with fixed steps and with
+    ``adaptive=True`` (its first step): ``simulate(system, t_end, h)``. Its default None serves only the
+    explicit references "rk45"/"dop853", which choose their own steps; without ``h`` the others raise a
+    ModelError saying so.
+
     ``method``: "generalized-alpha" (index 3, Arnold & Bruls 2007; spectral
     radius ``rho_inf``), "hht", "newmark" (``beta``, ``gamma``), or the explicit
     index-1 references "rk45"/"dop853" (scipy; constraints drift, for checks: their
