@@ -210,6 +210,35 @@ def safetrain_3car_trains_55kmh(quick: bool) -> CaseResult:
     return r
 
 
+LIGHT_LEADING = (40.0e3, 40.0e3, 40.0e3)     # kg, the other reading of Fig. 2: 40 t leading cars
+
+
+def safetrain_3car_trains_55kmh_light_leading(quick: bool) -> CaseResult:
+    r = CaseResult("safetrain-3car-trains-55kmh-light-leading",
+                   "as safetrain-3car-trains-55kmh with 40 t leading cars (the other reading of Pereira & Dias's "
+                   "Fig. 2): energy per device against its closed form and conservation checked; the sustained "
+                   "decelerations reported against the paper's 5 g, for both readings of the staircase end")
+    speed = 55.0 * KMH
+    relative = 0.25 * sum(LIGHT_LEADING) * speed ** 2
+    h, t_end = 2.5e-4, 0.8
+    model = _three_car_trains(speed, LIGHT_LEADING, HELD)
+    _report_run(r, fm.simulate(model.system, t_end, h), model, relative)
+    r.metrics["sustained_deceleration_max_g"] = _sustained_max(r, model.cars)
+    blocked = _three_car_trains(speed, LIGHT_LEADING, mb.BLOCK_STIFFNESS)
+    other = CaseResult("blocked", "")
+    _report_run(other, fm.simulate(blocked.system, t_end, h), blocked, relative)
+    r.metrics.update(blocked_sustained_deceleration_max_g=_sustained_max(other, blocked.cars),
+                     blocked_crush_over_stroke_HE=other.metrics["crush_over_stroke_impact_HE_T1-car1"])
+    r.notes = (_notes_common(h, t_end) + " All cars 40 t, otherwise as safetrain-3car-trains-55kmh. The 5 g limit "
+               "is not met in either reading (sustained_deceleration_max_g, blocked_sustained_deceleration_max_g), "
+               "which is why the checked case takes 45 t for the leading car: the result depends on a mass the "
+               "scanned figure does not show.")
+    return r
+
+
+safetrain_3car_trains_55kmh_light_leading.slow = True
+
+
 def _notes_common(h: float, t_end: float) -> str:
     return (f"Cars of five bodies (multibody.py): car body {CAR_LENGTH:g} m long, two {mb.BOGIE_MASS / 1e3:g} t bogies on "
             f"longitudinal links k = {mb.K_BOGIE:g} N/m, c = {mb.C_BOGIE:g} N s/m, {mb.END_MASS / 1e3:g} t per end "
@@ -253,4 +282,5 @@ def safetrain_test_54kmh(quick: bool) -> CaseResult:
     return r
 
 
-CASES = [he_staircase_wall_30kmh, safetrain_3car_trains_55kmh, safetrain_test_54kmh]
+CASES = [he_staircase_wall_30kmh, safetrain_3car_trains_55kmh, safetrain_3car_trains_55kmh_light_leading,
+         safetrain_test_54kmh]
