@@ -32,8 +32,8 @@ hip-to-head line at a given angle from vertical (the table's head impact angle).
   impact speed and angle within 10 %, but HIC +36 %, window -14 %, peak +31 %: the three-segment occupant
   does not reproduce the sled's head kinematics into the panel closely enough: its head strikes at 0.131 s
   while the sled still decelerates at 7.9 g (HIC relative to the sled 769, absolute 944; the rig at the run's
-  own 47.0 ft/s and 39.5 deg gives 695). These three are checked at the error they show, rounded up, as a
-  guard against regressions, not as agreement.
+  own 47.0 ft/s and 39.5 deg gives 695). These three are reported beside the paper's
+  numbers, not checked: the run does not reproduce them.
 
 HIC is computed over windows up to 36 ms (FMVSS 208 HIC36; the table's windows are 21-24 ms, and
 FAR 25.562(c)(5) limits the window to the head contact), on the head centre-of-mass accelerometer
@@ -68,10 +68,9 @@ TOLERANCE = {      # relative; 0.10 is the spread of the table's own columns (mo
     "simulation": {"hic": 0.10, "hic_window_ms": 0.10, "peak_head_g": 0.10},    # -4.5 %, -2.9 %, -9.6 %
     "sled": {"hic": 0.10, "hic_window_ms": 0.10, "peak_head_g": 0.10},          # +0.9 %, -8.0 %, +3.2 %
 }
-# the full sled run: impact speed and angle at 10 %; HIC, window and peak at the error they show, rounded up
-# (+36 %, -14 %, +31 %): not agreement with the paper, a guard against the model getting worse
-SLED_RUN_TOLERANCE = {"impact_speed_fps": 0.10, "impact_angle_deg": 0.10,       # +4.2 %, +3.9 %
-                      "hic": 0.40, "hic_window_ms": 0.20, "peak_head_g": 0.35}
+# the full sled run: impact speed and angle at 10 %; HIC, window and peak (+36 %, -14 %, +31 %) reported beside the
+# paper's numbers (paper_hic, ...), not checked: the run does not reproduce them
+SLED_RUN_TOLERANCE = {"impact_speed_fps": 0.10, "impact_angle_deg": 0.10}      # +4.2 %, +3.9 %
 STEP, STEP_CONTACT = 2e-4, 5e-5         # s; the contact lasts about 20 ms: 400 steps
 
 
@@ -139,8 +138,8 @@ def sled_45fps_38deg(quick: bool) -> CaseResult:
 def sled_far25_562(quick: bool) -> CaseResult:
     return _case("sled-far25-562", "sled", sled_test,
                  "Predicted from the FAR 25.562 test-2 pulse with the lap-belted occupant and the bulkhead at "
-                 "35 in: impact speed and angle within 10 %; HIC +36 %, window -14 %, peak +31 % (checked at "
-                 "that error, not agreement: docs/verification.md).", SLED_RUN_TOLERANCE)
+                 "35 in: impact speed and angle within 10 %; HIC +36 %, window -14 %, peak +31 % of the paper's "
+                 "(reported, not checked: the run does not reproduce them; docs/verification.md).", SLED_RUN_TOLERANCE)
 
 
 CASES = [component_44fps_38deg, simulation_44fps_42deg, sled_45fps_38deg, sled_far25_562]
