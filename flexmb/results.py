@@ -410,10 +410,13 @@ class Result(SeriesAccess):
         ks = np.arange(len(self.system.joints)) if joints is None else np.asarray(joints, dtype=int)
         bodies = [j.body_b if j.body_b.ncoord else j.body_a for j in (self.system.joints[k] for k in ks)]
         cols = np.array([b.offset for b in bodies], dtype=int)[:, None] + np.arange(7)      # (nj, 7)
-        # the Jacobian has one sparsity pattern at every time: keep its values, row by row, and sum
+        # the Jacobian has one sparsity pattern (asm.jac_pattern) at every time: scatter each row's blocks into
+        # its CSR values (what ConstraintEval.jac does, without building a sparse matrix per row), then sum
         # lambda_k dPhi_k/dq over each joint's rows and its body's columns for all rows at once
-        evals = [asm.constraints(q, v, t).jac for t, q, v in zip(self.t, self.q, self.v)]
-        pattern = evals[0]
+        pattern = asm.jac_pattern
+        data = np.zeros((self.t.size, pattern.nnz))
+        for i, (t, q, v) in enumerate(zip(self.t, self.q, self.v)):
+            pattern.add_blocks(data[i], asm.constraints(q, v, t)._blocks, pattern.sparse_positions)
         row = np.repeat(np.arange(asm.m), np.diff(pattern.indptr))          # constraint row of each entry
         col = pattern.indices
         target = np.full(col.size, -1)                                       # joint * 7 + coordinate, or -1
@@ -421,7 +424,7 @@ class Result(SeriesAccess):
             mine = (asm.row_joint[row] == k) & asm.active[row] & (col >= cols[j, 0]) & (col <= cols[j, -1])
             target[mine] = 7 * j + col[mine] - cols[j, 0]
         used = np.flatnonzero(target >= 0)
-        values = np.array([jac.data[used] for jac in evals]) * self.lam[:, row[used]]    # (n, n_used)
+        values = data[:, used] * self.lam[:, row[used]]                      # (n, n_used)
         gather = sp.csr_matrix((np.ones(used.size), (np.arange(used.size), target[used])),
                                shape=(used.size, 7 * ks.size))
         g = -(values @ gather).reshape(self.t.size, ks.size, 7)

@@ -202,10 +202,17 @@ def reactions_row_by_row(res) -> tuple[np.ndarray, np.ndarray]:
     return np.array([f for f, _ in rows]), np.array([tq for _, tq in rows])
 
 
-@pytest.mark.parametrize("fixture", ["run", "wall_run"])
+@pytest.fixture(scope="module")
+def flexible_run():
+    from test_labelled_results import arm_with_tip_mass        # a flexible arm, driven hub, ball joint to a mass
+    return fm.simulate(arm_with_tip_mass(), 0.1, 5e-3, progress=False)
+
+
+@pytest.mark.parametrize("fixture", ["run", "wall_run", "flexible_run"])
 def test_reactions_of_all_rows_equal_the_row_by_row_rule(fixture, request):
     """The same sums of the same products, in another order: equal to round-off (1e-12 of the largest
-    reaction). ``wall_run`` has a driver's rows and switched-off redundant rows."""
+    reaction). ``wall_run`` has a driver's rows and switched-off redundant rows, ``flexible_run`` joints on
+    a flexible body's interfaces."""
     res = request.getfixturevalue(fixture)
     F0, T0 = reactions_row_by_row(res)
     F, T = res.reactions()
