@@ -419,10 +419,11 @@ class Result(SeriesAccess):
             pattern.add_blocks(data[i], asm.constraints(q, v, t)._blocks, pattern.sparse_positions)
         row = np.repeat(np.arange(asm.m), np.diff(pattern.indptr))          # constraint row of each entry
         col = pattern.indices
-        target = np.full(col.size, -1)                                       # joint * 7 + coordinate, or -1
-        for j, k in enumerate(ks):
-            mine = (asm.row_joint[row] == k) & asm.active[row] & (col >= cols[j, 0]) & (col <= cols[j, -1])
-            target[mine] = 7 * j + col[mine] - cols[j, 0]
+        slot = np.full(len(self.system.joints) + 1, -1)                     # joint index -> its place in ks
+        slot[ks] = np.arange(ks.size)
+        j = slot[asm.row_joint[row]]                                         # row_joint -1 (no joint): slot -1
+        local = col - cols[j, 0]                                             # coordinate of the joint's body
+        target = np.where((j >= 0) & asm.active[row] & (local >= 0) & (local < 7), 7 * j + local, -1)
         used = np.flatnonzero(target >= 0)
         values = data[:, used] * self.lam[:, row[used]]                      # (n, n_used)
         gather = sp.csr_matrix((np.ones(used.size), (np.arange(used.size), target[used])),
