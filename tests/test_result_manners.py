@@ -77,6 +77,13 @@ def test_repr_names_contacts_and_a_loaded_file_reads_the_same(wall_run, tmp_path
     assert saved.success and saved.message == wall_run.message
 
 
+def test_repr_of_a_result_loaded_without_its_system(run, tmp_path):
+    bare = fm.Result.load(run.save(tmp_path / "chain.npz"))
+    lines = repr(bare).splitlines()
+    assert lines[:4] == ["Result (no system attached)", "  success: True", "  message: completed",
+                         "  t: 0 .. 0.2 s, 201 saved times"]
+
+
 # -- res[name], res.series(name) ----------------------------------------------------------------
 
 def test_named_series_of_a_live_result_as_of_a_loaded_file(run, tmp_path):
