@@ -1,6 +1,6 @@
 """`flexmb verify train-crash --quick`: the two-car closed form, the eight-car train set into a standing one at
 30 km/h, and the SAFETRAIN staircase cases of Pereira & Dias 2002 (Table II): the HE staircase into a wall, two
-3-car trains at 55 km/h and the 54 km/h test; the metric names of issue 13 (item 5) and issue 26 (item 2) are part
+3-car trains at 55 km/h, the 54 km/h test and its planar anti-climber model; the metric names of issue 13 (item 5) and issue 26 (item 2) are part
 of the interface."""
 import numpy as np
 import pytest
@@ -9,7 +9,8 @@ from verify_quick import run_quick
 from verification.train_crash import multibody as mb
 from verification.train_crash.staircase import HE, LE, absorbed_after, curve_work
 
-SAFETRAIN = {"he-staircase-wall-30kmh", "safetrain-3car-trains-55kmh", "safetrain-test-54kmh"}
+SAFETRAIN = {"he-staircase-wall-30kmh", "safetrain-3car-trains-55kmh", "safetrain-test-54kmh",
+             "safetrain-anticlimber-54kmh"}
 
 
 def test_verify_train_crash_quick(tmp_path):
@@ -39,6 +40,10 @@ def test_verify_train_crash_quick(tmp_path):
     # the blocked reading exhausts the HE fronts: reported, far above the limit
     assert trains["metrics"]["blocked_sustained_deceleration_max_g"] > 10.0
     assert "crush_C_over_crush_A" in cases["safetrain-test-54kmh"]["metrics"]
+    climb = cases["safetrain-anticlimber-54kmh"]["metrics"]
+    # the interlock holds the faces together; without it they slide apart by a car-pitch-sized amount
+    assert climb["gap_max_mm"] < 0.1 * climb["gap_without_anticlimber_max_mm"]
+    assert climb["anticlimber_force_max_t"] > 0.0
     assert all(c["passed"] for c in cases.values()), {n: c.get("error") for n, c in cases.items()}
 
 

@@ -6,7 +6,8 @@
   plastic-limit bounds.
 * safetrain.py -- the SAFETRAIN staircases of Pereira & Dias 2002, Table II (staircase.py) on cars of five bodies
   (multibody.py; issue 26, item 2): the HE staircase into a wall against its closed form, two 3-car trains at
-  55 km/h (energy per device, conservation, sustained deceleration below 5 g) and the 54 km/h SAFETRAIN test.
+  55 km/h (energy per device, conservation, sustained deceleration below 5 g), the 54 km/h SAFETRAIN test and its
+  planar model with the anti-climber (anticlimber.py).
 """
 from . import cases, safetrain
 

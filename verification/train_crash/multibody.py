@@ -158,9 +158,10 @@ def lateral_max(res, model: TrainModel) -> float:
     return max(float(np.abs(res.position(b)[:, 1:]).max()) for b in model.bodies)
 
 
-def element_crush(res, model: TrainModel, index: int) -> np.ndarray:
-    """Crush ``L0 - L`` (m) of crush element ``index`` (its place in the crush group) at the saved times."""
-    element = [f for f in model.system.forces if isinstance(f, fm.CrushElement)][index]
+def element_crush(res, system: fm.System, index: int) -> np.ndarray:
+    """Crush ``L0 - L`` (m) of the crush element ``index`` of ``system`` (its place in the crush group) at the saved
+    times."""
+    element = [f for f in system.forces if isinstance(f, fm.CrushElement)][index]
     # the bodies start unrotated, so a point's body-axis offset is its global offset from the centre
     pa = res.position(element.body_a, element.point_a - element.body_a.initial_q()[:3])
     pb = res.position(element.body_b, element.point_b - element.body_b.initial_q()[:3])
