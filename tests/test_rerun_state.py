@@ -85,12 +85,14 @@ def sphere_cloud():
 
 
 def dc_motor():
-    """A DC motor spinning up a wheel (its state is a coordinate; it keeps no element history)."""
+    """A DC motor spinning up a wheel (its state is a coordinate; it keeps no element history). The step resolves the
+    armature's time constant L_a / r_a = 1 ms (h = 0.2 ms: energy drift 0.011); at h = 2 ms the current jumped to
+    V / r_a in one step and the supply work missed the magnetic energy (EnergyBalanceWarning, drift 0.995)."""
     s = fm.System(name="dc motor")
     w = s.add(fm.RigidBody(2.0, (0.01, 0.01, 0.01), name="wheel"))
     j = s.add(fm.Revolute(s.ground, w, (0, 0, 0), (0, 0, 1), name="axle"))
     s.add(fm.DCMotor(j, K_p=0.05, r_a=1.0, L_a=1e-3, D=1e-4, voltage=12.0, name="motor"))
-    return s, dict(t_end=0.2, h=2e-3)
+    return s, dict(t_end=0.2, h=2e-4)
 
 
 FAMILIES = {"crush element": crush_cart, "plastic hinge": plastic_rotor, "rotational spring winding": winding_wheel,
