@@ -128,7 +128,7 @@ def _report_run(r: CaseResult, res, model: mb.TrainModel, relative_kinetic: floa
     energy = res.energy()
     group = model.system.compile().crash[0]
     r.check("momentum_rel", np.abs(p - p[0]).max() / abs(p[0]), tolerance="max 1e-7")
-    r.check("energy_balance_rel", np.abs(energy["total"] - energy["total"][0]).max() / kinetic[0], tolerance="max 3e-4")
+    r.check("energy_balance_rel", np.abs(energy["total"] - energy["total"][0]).max() / kinetic[0], tolerance="max 1e-5")
     r.check("lateral_max", mb.lateral_max(res, model), tolerance="max 1e-12")
     worst = 0.0
     for d in model.devices:
@@ -248,9 +248,9 @@ def _notes_common(h: float, t_end: float) -> str:
             f"extremity (our choices, out of each car's printed mass). Staircases rise over {mb.RISE * 1e3:g} mm, "
             f"k_u = {mb.K_UNLOAD:g} N/m. h = {h:g} s, t_end = {t_end:g} s (the crush is over by 0.45 s). "
             "Tolerances: momentum 1e-7 (Newton tolerance 1e-8 per step, accumulated); energy balance "
-            "(Result.energy(): kinetic + spring energy - non-conservative work, the device and damper work) 3e-4 of "
-            "the initial kinetic energy (the generalized-alpha method, rho_inf = 0.9, damps the ringing of the "
-            "1-2 t end bodies between their stiff neighbours; measured below 1e-5); each device's absorbed work "
+            "(Result.energy(): kinetic + spring energy - non-conservative work, the device and damper work) 1e-5 of "
+            "the initial kinetic energy (the generalized-alpha method, rho_inf = 0.9, slightly damps the ringing "
+            "of the 1-2 t end bodies on their stiff ties; measured 5.5e-7 to 1.6e-6); each device's absorbed work "
             "(trapezoid per step) against the closed-form area under its curve to its largest crush less the "
             "elastic energy its unloading line returned, rel 1e-3 (only the steps that cross a kink of the curve "
             "err; measured below 1e-4); the devices' total at most the relative kinetic energy 1/2 mu v0^2.")
