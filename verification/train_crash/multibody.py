@@ -148,11 +148,6 @@ def build(cars: list[Car], interfaces: list[Interface], names: list[str] | None 
     return model
 
 
-def x_velocities(res, model: TrainModel) -> np.ndarray:
-    """Velocities along x (n_t, n_bodies) of all bodies (m/s)."""
-    return np.array([res.velocity(b)[:, 0] for b in model.bodies]).T
-
-
 def lateral_max(res, model: TrainModel) -> float:
     """Largest displacement (m) of any body off the x axis during the run."""
     return max(float(np.abs(res.position(b)[:, 1:]).max()) for b in model.bodies)
