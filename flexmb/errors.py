@@ -81,6 +81,19 @@ class FlexmbWarning(UserWarning):
     all into exceptions."""
 
 
+def user_stacklevel() -> int:
+    """The ``stacklevel`` for ``warnings.warn`` called by the caller of this function that attributes the warning
+    to the first frame outside the flexmb package: the user's line (``fm.simulate(...)``), however many flexmb
+    frames (wrappers, solvers) lie between. A fixed ``stacklevel`` pointed inside flexmb once a decorator was added."""
+    import os
+    import sys
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 class MeshWarning(FlexmbWarning):
     """A mesh was repaired on reading (orphan nodes dropped, duplicates merged, cells ignored)."""
 

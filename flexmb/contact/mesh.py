@@ -37,7 +37,7 @@ from .. import rotations as rot
 from ..bodies.base import Body, Site
 from .. import checks
 from ..checks import scalar
-from ..errors import ContactMarginWarning, ModelError
+from ..errors import ContactMarginWarning, ModelError, user_stacklevel
 from ..forces.base import ForceElement
 from ..groups import ElementGroup, EvalState
 from ..joints.kernels import extend
@@ -614,7 +614,8 @@ class _Group(ElementGroup):
         self.stats["missed"] += count
         warnings.warn(f"{self.label}: {count} pair(s) penetrated by up to {deepest:.3g} m "
                       "before the broad phase proposed them (their force was missing during the step); "
-                      "increase the contact's margin or reduce the step", ContactMarginWarning, stacklevel=3)
+                      "increase the contact's margin or reduce the step", ContactMarginWarning,
+                      stacklevel=user_stacklevel())
 
 
 def _state_key(x) -> bytes:

@@ -17,7 +17,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..errors import (InconsistentInitialConditions, RedundantConstraintError,  # noqa: F401 (old import path)
-                      RedundantConstraintWarning, SingularConfigurationError)
+                      RedundantConstraintWarning, SingularConfigurationError, user_stacklevel)
 from ..bodies import free_rotations
 from .linalg import SingularMatrixError, factorize, solve_saddle_scaled
 
@@ -121,7 +121,7 @@ def handle_redundancy(asm, q: np.ndarray, t: float, policy: str) -> list[str]:
         raise RedundantConstraintError(msg + ". Remove them from the model, or simulate with redundant='remove'.",
                                        labels)
     warnings.warn(msg + ". They are switched off; their reactions are carried by the remaining joints.",
-                  RedundantConstraintWarning, stacklevel=3)
+                  RedundantConstraintWarning, stacklevel=user_stacklevel())
     active = asm.active.copy()
     active[rows] = False
     asm.set_active(active)

@@ -261,13 +261,13 @@ class AlphaIntegrator:
 
     def _warn_newton_error(self, t: float) -> None:
         """Say once that a step's Newton error exceeds its share of the truncation error (docs/theory.md §5.5)."""
-        from ..errors import FlexmbWarning
+        from ..errors import FlexmbWarning, user_stacklevel
         self._newton_warned = True
         warnings.warn(FlexmbWarning(
             f"at t = {t:.6g} s the Newton error a step left is {self.newton.stats.newton_to_truncation:.3g} times "
             "its share of the truncation error: round-off in the coordinates limits Newton at this step size, and "
             "the global error no longer falls with h (a larger h, or the model nearer the origin; "
-            "res.stats['newton_to_truncation'])"), stacklevel=2)
+            "res.stats['newton_to_truncation'])"), stacklevel=user_stacklevel())
 
     def explain(self) -> str:
         """The sentence naming the element that dominates the iteration matrix at the current state."""

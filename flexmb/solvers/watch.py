@@ -12,7 +12,7 @@ from collections import deque
 
 import numpy as np
 
-from ..errors import EnergyBalanceWarning, ResolutionWarning, StallError
+from ..errors import EnergyBalanceWarning, ResolutionWarning, StallError, user_stacklevel
 
 __all__ = ["StallWatch", "EnergyWatch", "stall_floor", "energy_sample_every", "STALL_WINDOW", "STALL_FRACTION",
            "ENERGY_WARN_FRACTION", "ENERGY_NEGLIGIBLE", "ROUNDING_SHARE", "EULER_RATE_DEFECT", "TURNING",
@@ -104,7 +104,7 @@ class EnergyWatch:
         drift = abs(T + dV - work - self.T0) / self.scale
         self.worst = max(self.worst, drift)
         if drift > ENERGY_WARN_FRACTION + (h / elapsed) ** 2 and self.flagged is None:
-            self._flag(drift, self.scale, T, dV, work, t, 5)
+            self._flag(drift, self.scale, T, dV, work, t)
 
     def check_rows(self, Q: np.ndarray, V: np.ndarray, history: np.ndarray | None, t: np.ndarray, work: np.ndarray,
                    h: np.ndarray, elapsed: np.ndarray) -> None:
@@ -134,16 +134,16 @@ class EnergyWatch:
                 k = int(over[0])
                 i = int(np.flatnonzero(on)[k])
                 self._flag(float(drift[k]), float(scale[i]), float(T[i]), float(dV[i]), float(work[i]),
-                           float(np.asarray(t)[i]), 4)
+                           float(np.asarray(t)[i]))
 
-    def _flag(self, drift: float, scale: float, T: float, dV: float, work: float, t: float, stacklevel: int) -> None:
-        """Raise the warning once (``stacklevel`` points at the caller of ``simulate``)."""
+    def _flag(self, drift: float, scale: float, T: float, dV: float, work: float, t: float) -> None:
+        """Raise the warning once, attributed to the user's line that ran the simulation."""
         self.flagged = drift
         warnings.warn(
             f"energy balance drifted by {drift:.3g} of the energy scale {scale:.4g} J at t = {t:.6g} s "
             f"(kinetic {T:.4g} J, potential change {dV:.4g} J, work {work:.4g} J); limit "
             f"{ENERGY_WARN_FRACTION:g}. The step is too coarse for the model or the model is unstable: "
-            "reduce h or use adaptive=True", EnergyBalanceWarning, stacklevel=stacklevel)
+            "reduce h or use adaptive=True", EnergyBalanceWarning, stacklevel=user_stacklevel())
 
     @property
     def message(self) -> str:
@@ -220,5 +220,5 @@ def check_rotation_resolution(res, save_every: int) -> dict:
             f"rate has a component along p of {out['euler_rate_defect']:.2g} of itself at t = {t:.6g} s (0 in any true "
             f"motion): the step's parasitic rotation mode outgrew the numerical damping and the result may be far "
             f"from the true motion; use h <= {0.1 / omega:.3g} s (h omega <= 0.1), adaptive=True, or rho_inf=1 "
-            f"(docs/guide.md §3, \"Fast rotation\")", ResolutionWarning, stacklevel=3)
+            f"(docs/guide.md §3, \"Fast rotation\")", ResolutionWarning, stacklevel=user_stacklevel())
     return out
