@@ -647,24 +647,47 @@ class Assembly:
 
     def reactions(self, q, v, lam, t, joints=None) -> tuple[np.ndarray, np.ndarray]:
         """Reaction force (N) and torque about the joint point (N m) that each joint (or each of the joint
-        indices ``joints``) exerts on its second body, global components; arrays (n_joints, 3)."""
-        ks = range(len(self.system.joints)) if joints is None else joints
-        c = self.constraints(q, v, t)
-        jac = c.jac.tocsr()
-        lam_act = np.where(self.active, lam, 0.0)
-        F = np.zeros((len(ks), 3))
-        Tq = np.zeros((len(ks), 3))
-        for i, k in enumerate(ks):
-            joint = self.system.joints[k]
-            b = joint.body_b
-            if b.ncoord == 0:
-                b = joint.body_a   # reaction on the ground side is unknown; report on the first body
-            rows = np.flatnonzero(self.row_joint == k)
-            g = -(lam_act[rows] @ jac[rows][:, b.offset:b.offset + 7].toarray())     # -sum lambda_k dPhi_k/dq
-            f = g[:3]
-            p = q[b.offset + 3:b.offset + 7]
-            n_ref = 0.5 * rot.E(p) @ g[3:]
-            F[i] = f
-            Tq[i] = n_ref - np.cross(joint.point - q[b.offset:b.offset + 3], f)
-        return F, Tq
+        indices ``joints``) exerts on its second body, global components; arrays (n_joints, 3). One state of
+        :meth:`reactions_at`."""
+        F, T = self.reactions_at(np.array([t], dtype=float), np.asarray(q)[None], np.asarray(v)[None],
+                                 np.asarray(lam)[None], joints)
+        return F[0], T[0]
+
+    def reactions_at(self, t, q, v, lam, joints=None) -> tuple[np.ndarray, np.ndarray]:
+        """Reaction forces (N) and torques about the joint points (N m) of the joints with indices ``joints`` (all
+        when None) at the states ``(t[i], q[i], v[i], lam[i])``, each (n_states, n_joints, 3), global components, on
+        each joint's second body (its first when the second is the ground, whose reaction is not computed): the
+        generalized constraint force ``g = -Phi_q^T lambda`` of a joint's active rows on its body's coordinates
+        ``(r, p)`` gives the force ``g_r`` and the torque about the body's reference point ``n = E(p) g_p / 2``
+        (Nikravesh 1988, §6.3), moved to the joint point ``P``: ``T = n - (P - r) x g_r``.
+
+        The Jacobian has one sparsity pattern (``jac_pattern``) at every state: each state's blocks are scattered
+        into its CSR values, then ``lambda_k dPhi_k/dq`` is summed over each joint's rows and its body's
+        columns for all states at once."""
+        ks = np.arange(len(self.system.joints)) if joints is None else np.asarray(joints, dtype=int)
+        bodies = [j.body_b if j.body_b.ncoord else j.body_a for j in (self.system.joints[k] for k in ks)]
+        cols = np.array([b.offset for b in bodies], dtype=int).reshape(-1, 1) + np.arange(7)     # (nj, 7)
+        t, q, v, lam = (np.asarray(x, dtype=float) for x in (t, q, v, lam))
+        pattern = self.jac_pattern
+        data = np.zeros((t.size, pattern.nnz))
+        for i in range(t.size):
+            pattern.add_blocks(data[i], self.constraints(q[i], v[i], t[i])._blocks, pattern.sparse_positions)
+        row = np.repeat(np.arange(self.m), np.diff(pattern.indptr))          # constraint row of each entry
+        col = pattern.indices
+        slot = np.full(len(self.system.joints) + 1, -1)                     # joint index -> its place in ks
+        slot[ks] = np.arange(ks.size)
+        j = slot[self.row_joint[row]]                                        # row_joint -1 (no joint): slot -1
+        local = col - cols[j, 0]                                             # coordinate of the joint's body
+        target = np.where((j >= 0) & self.active[row] & (local >= 0) & (local < 7), 7 * j + local, -1)
+        used = np.flatnonzero(target >= 0)
+        values = data[:, used] * lam[:, row[used]]                           # (n, n_used)
+        gather = sp.csr_matrix((np.ones(used.size), (np.arange(used.size), target[used])),
+                               shape=(used.size, 7 * ks.size))
+        g = -(values @ gather).reshape(t.size, ks.size, 7)
+        f = g[..., :3]
+        r = q[:, cols[:, :3]]                                                # (n, nj, 3)
+        p = q[:, cols[:, 3:]].reshape(-1, 4)
+        n_ref = 0.5 * np.einsum("kij,kj->ki", rot.E(p), g[..., 3:].reshape(-1, 4)).reshape(f.shape)
+        points = np.array([self.system.joints[k].point for k in ks], dtype=float).reshape(-1, 3)
+        return f, n_ref - np.cross(points[None] - r, f)
 

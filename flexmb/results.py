@@ -400,41 +400,10 @@ class Result(SeriesAccess):
 
     def reactions(self, joints: Sequence[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Reaction forces (N) and torques about the joint points (N m) of the joints with indices ``joints``
-        (all when None) at every saved time, each (n_times, n_joints, 3), as :meth:`reaction` (the rule of
-        Assembly.reactions, evaluated for all rows at once): the generalized constraint force
-        ``g = -Phi_q^T lambda`` of a joint's rows on its body's coordinates ``(r, p)`` gives the force
-        ``g_r`` and the torque about the centre of mass ``n = E(p) g_p / 2``, moved
-        to the joint point: ``T = n - (P - r) x g_r``."""
-        import scipy.sparse as sp
+        (all when None) at every saved time, each (n_times, n_joints, 3), as :meth:`reaction`
+        (:meth:`flexmb.assembly.Assembly.reactions_at` over the saved rows)."""
         asm = self._model("reactions")
-        ks = np.arange(len(self.system.joints)) if joints is None else np.asarray(joints, dtype=int)
-        bodies = [j.body_b if j.body_b.ncoord else j.body_a for j in (self.system.joints[k] for k in ks)]
-        cols = np.array([b.offset for b in bodies], dtype=int)[:, None] + np.arange(7)      # (nj, 7)
-        # the Jacobian has one sparsity pattern (asm.jac_pattern) at every time: scatter each row's blocks into
-        # its CSR values (what ConstraintEval.jac does, without building a sparse matrix per row), then sum
-        # lambda_k dPhi_k/dq over each joint's rows and its body's columns for all rows at once
-        pattern = asm.jac_pattern
-        data = np.zeros((self.t.size, pattern.nnz))
-        for i, (t, q, v) in enumerate(zip(self.t, self.q, self.v)):
-            pattern.add_blocks(data[i], asm.constraints(q, v, t)._blocks, pattern.sparse_positions)
-        row = np.repeat(np.arange(asm.m), np.diff(pattern.indptr))          # constraint row of each entry
-        col = pattern.indices
-        slot = np.full(len(self.system.joints) + 1, -1)                     # joint index -> its place in ks
-        slot[ks] = np.arange(ks.size)
-        j = slot[asm.row_joint[row]]                                         # row_joint -1 (no joint): slot -1
-        local = col - cols[j, 0]                                             # coordinate of the joint's body
-        target = np.where((j >= 0) & asm.active[row] & (local >= 0) & (local < 7), 7 * j + local, -1)
-        used = np.flatnonzero(target >= 0)
-        values = data[:, used] * self.lam[:, row[used]]                      # (n, n_used)
-        gather = sp.csr_matrix((np.ones(used.size), (np.arange(used.size), target[used])),
-                               shape=(used.size, 7 * ks.size))
-        g = -(values @ gather).reshape(self.t.size, ks.size, 7)
-        f = g[..., :3]
-        r = self.q[:, cols[:, :3]]                                       # (n, nj, 3)
-        p = self.q[:, cols[:, 3:]].reshape(-1, 4)
-        n_ref = 0.5 * np.einsum("kij,kj->ki", rot.E(p), g[..., 3:].reshape(-1, 4)).reshape(f.shape)
-        points = np.array([self.system.joints[k].point for k in ks], dtype=float).reshape(-1, 3)
-        return f, n_ref - np.cross(points[None] - r, f)
+        return asm.reactions_at(self.t, self.q, self.v, self.lam, joints)
 
     def energy(self) -> dict[str, np.ndarray]:
         """Energy balance (J), the accuracy testing function of Huston & Liu 2005:

@@ -203,10 +203,23 @@ def test_unknown_body_and_joint_names_list_the_names(run):
 # -- reactions of all rows at once (to_dataframe) ----------------------------------------------
 
 def reactions_row_by_row(res) -> tuple[np.ndarray, np.ndarray]:
-    """The reference: Assembly.reactions at each saved state (what to_dataframe evaluated before)."""
+    """The reference, written out independently of Assembly.reactions_at: at each saved state the assembled sparse
+    Jacobian, and for each joint ``g = -lambda_rows Phi_q[rows, body]``, force ``g_r``, torque ``E(p) g_p / 2 - (P -
+    r) x g_r`` (the per-joint loop Assembly.reactions ran before it called reactions_at)."""
+    from flexmb import rotations as rot
     asm = res.system.compile()
-    rows = [asm.reactions(q, v, lam, t) for t, q, v, lam in zip(res.t, res.q, res.v, res.lam)]
-    return np.array([f for f, _ in rows]), np.array([tq for _, tq in rows])
+    F = np.zeros((res.t.size, len(res.system.joints), 3))
+    T = np.zeros_like(F)
+    for i, (t, q, v, lam) in enumerate(zip(res.t, res.q, res.v, res.lam)):
+        jac = asm.constraints(q, v, t).jac.tocsr()
+        lam_act = np.where(asm.active, lam, 0.0)
+        for k, joint in enumerate(res.system.joints):
+            b = joint.body_b if joint.body_b.ncoord else joint.body_a
+            rows = np.flatnonzero(asm.row_joint == k)
+            g = -(lam_act[rows] @ jac[rows][:, b.offset:b.offset + 7].toarray())
+            F[i, k] = g[:3]
+            T[i, k] = 0.5 * rot.E(q[b.offset + 3:b.offset + 7]) @ g[3:] - np.cross(joint.point - q[b.offset:b.offset + 3], g[:3])
+    return F, T
 
 
 @pytest.fixture(scope="module")
