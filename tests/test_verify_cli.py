@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import pytest
+from verify_quick import assert_no_warning_printed
 
 
 def test_verify_rigid_quick(tmp_path):
@@ -12,6 +13,7 @@ def test_verify_rigid_quick(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "flexmb.cli", "verify", "rigid", "--quick", "--out", str(out)],
                           capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert_no_warning_printed(proc)
     assert re.search(r"^\[\s*\d+/\d+ \d+:\d\d\] rigid/double-pendulum: pass \(", proc.stdout, re.M), proc.stdout
     doc = json.loads((out / "results.json").read_text(), parse_constant=lambda c: pytest.fail(f"non-JSON {c}"))
     assert {"flexmb_version", "started", "wall_s", "suites"} <= set(doc) and doc["quick"] is True
@@ -35,6 +37,7 @@ def test_verify_jobs_keeps_the_case_order_of_a_serial_run(tmp_path):
         proc = subprocess.run([sys.executable, "-m", "flexmb.cli", "verify", "rigid", "--quick", "--jobs", jobs,
                                "--out", str(out)], capture_output=True, text=True, timeout=900)
         assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert_no_warning_printed(proc)
         cases = json.loads((out / "results.json").read_text())["suites"]["rigid"]["cases"]
         assert all(c["passed"] for c in cases)
         orders.append([c["name"] for c in cases])

@@ -3,6 +3,8 @@ import json
 import subprocess
 import sys
 
+from verify_quick import assert_no_warning_printed
+
 QUICK_CASES = {"cantilever-beam-euler-bernoulli", "timoshenko-beam", "free-free-beam", "cantilever-solid",
                "free-free-solid", "plate-simply-supported", "plate-cantilever", "patch-tests", "rigid-modes",
                "mass-properties", "craig-bampton-cantilever"}
@@ -13,6 +15,7 @@ def test_verify_fem_quick(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "flexmb.cli", "verify", "fem", "--quick", "--out", str(out)],
                           capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert_no_warning_printed(proc)
     doc = json.loads((out / "results.json").read_text())
     cases = doc["suites"]["fem"]["cases"]
     names = {c["name"] for c in cases}
