@@ -209,13 +209,16 @@ def check_npz_members(z: np.lib.npyio.NpzFile, path: Path, what: str) -> None:
 @contextmanager
 def checked_npz(path: str | os.PathLike, what: str) -> Iterator[np.lib.npyio.NpzFile]:
     """``np.load(path, allow_pickle=False)`` of an ``.npz`` archive whose members were checked first
-    (:func:`check_npz_members`)."""
+    (:func:`check_npz_members`). The file is opened here and closed on every exit: ``np.load(path)`` hands its
+    file to the archive before reading the zip directory, so a damaged archive (BadZipFile) left it open."""
     p = Path(path)
-    with np.load(p, allow_pickle=False) as z:
+    with open(p, "rb") as fh:
+        z = np.load(fh, allow_pickle=False)
         if not isinstance(z, np.lib.npyio.NpzFile):
             raise UnsafeFileError(f"{what} {str(p)!r} is a single .npy array, not an .npz archive")
-        check_npz_members(z, p, what)
-        yield z
+        with z:
+            check_npz_members(z, p, what)
+            yield z
 
 
 def hdf5_child(group, name: str, path: Path, what: str):
