@@ -401,7 +401,7 @@ class Result(SeriesAccess):
     def reactions(self, joints: Sequence[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Reaction forces (N) and torques about the joint points (N m) of the joints with indices ``joints``
         (all when None) at every saved time, each (n_times, n_joints, 3), as :meth:`reaction`
-        (:meth:`flexmb.assembly.Assembly.reactions_at` over the saved rows)."""
+        (``Assembly.reactions_at`` over the saved rows)."""
         asm = self._model("reactions")
         return asm.reactions_at(self.t, self.q, self.v, self.lam, joints)
 

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import flexmb as fm
-from flexmb.errors import ModelError, RedundantConstraintWarning
+from flexmb.errors import ModelError, RedundantConstraintWarning, ResolutionWarning
 from flexmb.fem.materials import Material
 from flexmb.fem.model import FEModel
 from flexmb.fem.sections import BeamSection
@@ -251,17 +251,18 @@ def flexible_fourbar(E: float):
 # Open finding, not this test's subject: the start's velocity projection (closest v in the mass metric) gives the
 # stiff coupler's elastic modes velocity; they ring at the step's Nyquist rate for ~0.1 s, the modal damping's
 # work on that ringing (-88 J at h = 2 ms, -8.4 J at 0.2 ms) breaks the energy balance (drift 0.98), and the ringing
-# gives the coupler's frame an Euler-parameter rate along p (ResolutionWarning, 0.12 at t = 0.044 s): both warnings
-# are right. The kinematics checked here are unaffected.
+# gives the coupler's frame an Euler-parameter rate along p (ResolutionWarning, 0.12 at t = 0.044 s, which says the
+# body does not turn fast for the step: something else feeds the mode): both warnings are right. The kinematics
+# checked here are unaffected.
 @pytest.mark.filterwarnings("ignore::flexmb.errors.EnergyBalanceWarning")
-@pytest.mark.filterwarnings("ignore::flexmb.errors.ResolutionWarning")
 def test_flexible_coupler_closes_the_loop_and_stiff_limit_is_the_rigid_fourbar():
     """Closed loop through two interfaces of one flexible body: constraints hold to round-off, and a
     stiff coupler (first frequency ~ 1e3 x the crank speed) follows the closed-form rigid four-bar."""
     from verification.rigid import models as rigid
     a = rigid.FOURBAR
     s, rocker, _ = flexible_fourbar(E=2e13)
-    res = fm.simulate(s, 0.5, 2e-3)     # no redundant rows: the coupler's out-of-plane modes absorb them
+    with pytest.warns(ResolutionWarning, match="does not turn fast for this step, so something else feeds"):
+        res = fm.simulate(s, 0.5, 2e-3)     # no redundant rows: the coupler's out-of-plane modes absorb them
     assert res.constraint_violation().max() < 1e-7   # Newton tolerance on the first stiff steps, then 1e-16
     phi = 2 * np.pi * res.t
     _, th3 = rigid.fourbar_angles(phi, a["a1"], a["a2"], a["a3"], a["a4"])

@@ -215,10 +215,16 @@ def check_rotation_resolution(res, save_every: int) -> dict:
                 flagged = (body, float(np.max(omega)), float(np.max(h * omega)), float(res.t[k + 1]))
     if flagged is not None:
         body, omega, h_omega, t = flagged
+        if h_omega > 0.1:
+            advice = f"use h <= {0.1 / omega:.3g} s (h omega <= 0.1), adaptive=True, or rho_inf=1"
+        else:       # not a fast rotation: the mode is fed by something else
+            advice = ("the body does not turn fast for this step, so something else feeds the mode (an element "
+                      "ringing at the step's frequency, a start whose velocities excite stiff modes): check the "
+                      "model's stiffest elements or reduce h")
         warnings.warn(
             f"body {body.name!r} turned at up to {omega:.4g} rad/s ({h_omega:.3g} rad per step) and its Euler-parameter "
             f"rate has a component along p of {out['euler_rate_defect']:.2g} of itself at t = {t:.6g} s (0 in any true "
             f"motion): the step's parasitic rotation mode outgrew the numerical damping and the result may be far "
-            f"from the true motion; use h <= {0.1 / omega:.3g} s (h omega <= 0.1), adaptive=True, or rho_inf=1 "
-            f"(docs/guide.md §3, \"Fast rotation\")", ResolutionWarning, stacklevel=user_stacklevel())
+            f"from the true motion; {advice} (docs/guide.md §3, \"Fast rotation\")", ResolutionWarning,
+            stacklevel=user_stacklevel())
     return out
