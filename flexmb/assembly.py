@@ -455,11 +455,14 @@ class Assembly:
         without inertia. ``D M D`` then has entries of order 1 for a 1000 kg body and a 1 mg one alike; it
         holds no stiffness, so an absurdly stiff element (1e30 N/m) is still diagnosed as singular."""
         w = np.abs(self.mass_matrix(self.initial_state()[0]).diagonal())
-        for b in self.system.bodies:
-            o = b.offset
-            w[o:o + 3] = np.max(w[o:o + 3])
-            rotation = np.max(w[o + 3:o + 7])
-            w[o + 3:o + 7] = rotation if rotation > 0.0 else w[o]
+        offsets = np.array([b.offset for b in self.system.bodies], dtype=int)
+        if offsets.size:
+            frame = w[offsets[:, None] + np.arange(7)]                     # (bodies, 7): translations, p
+            translation = frame[:, :3].max(axis=1)
+            rotation = frame[:, 3:].max(axis=1)
+            rotation = np.where(rotation > 0.0, rotation, translation)
+            w[offsets[:, None] + np.arange(3)] = translation[:, None]
+            w[offsets[:, None] + np.arange(3, 7)] = rotation[:, None]
         return powers_of_two(1.0 / np.sqrt(np.where(w > 0.0, w, 1.0)))
 
     def mass_matrix(self, q) -> sp.csr_matrix:

@@ -160,11 +160,6 @@ class RigidBody(Body):
         # p_dot = 1/2 E^T omega (global omega), Nikravesh eq. 6.96.
         return np.concatenate([self.velocity, 0.5 * rot.E(self.p0).T @ self.angular_velocity])
 
-    def axes_without_inertia(self) -> np.ndarray:
-        """(k, 3) orthonormal body-frame axes about which the body has no moment of inertia (k = 0 for most
-        bodies, 1 for a slender rod, 3 for a point mass; :data:`ZERO_INERTIA_RTOL`)."""
-        return without_inertia(self.inertia[None])[0]
-
 
 def without_inertia(J: np.ndarray) -> list[np.ndarray]:
     """For each inertia tensor of ``J`` (n, 3, 3), the (k, 3) orthonormal axes about which it has no moment

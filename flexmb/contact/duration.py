@@ -36,7 +36,7 @@ from ..bodies.base import Ground
 from .hertz import duration_coefficient
 
 __all__ = ["STEPS_PER_CONTACT", "MIN_IMPACT_SPEED", "elastic_durations", "shortest_duration", "body_mass",
-           "effective_mass", "pair_mass", "lever", "impact_energy", "default_contact_step"]
+           "effective_mass", "effective_masses", "pair_mass", "lever", "impact_energy", "default_contact_step"]
 
 STEPS_PER_CONTACT = 30
 """Steps per estimated contact duration of the default ``h_contact`` (module docstring: e within 1.3e-3)."""
@@ -74,23 +74,30 @@ def body_mass(body) -> float:
 
 def effective_mass(body, lever=None) -> float:
     """Effective mass (kg) of ``body`` for a contact force whose line of action passes through ``lever`` (m, body
-    axes, from the centre of mass; None: through it): ground inf; rigid ``1 / (1/m + |r|^2 max_w w.I^-1 w)``
-    over unit w normal to r (the largest ``(r x n).I^-1(r x n)`` over all force directions n); flexible (a modal
-    or nodal body) its mass over its node count."""
+    axes, from the centre of mass; None: through it): one lever of :func:`effective_masses`."""
+    return float(effective_masses(body, np.zeros((1, 3)) if lever is None else np.reshape(lever, (1, 3)))[0])
+
+
+def effective_masses(body, levers: np.ndarray) -> np.ndarray:
+    """Effective masses (kg) of ``body`` for contact forces through each of ``levers`` ((k, 3), m, body axes, from
+    the centre of mass): ground inf; rigid ``1 / (1/m + |r|^2 max_w w.I^-1 w)`` over unit w normal to r (the
+    largest ``(r x n).I^-1(r x n)`` over all force directions n; ``I^-1`` a pseudo-inverse, a zero principal moment
+    turning nothing), evaluated for all levers at once as the largest eigenvalue of ``P I^-1 P`` with ``P`` the
+    projector normal to r (``I^-1`` is positive semi-definite, so its largest value on the plane is that eigenvalue);
+    flexible (a modal or nodal body) its mass over its node count."""
+    levers = np.asarray(levers, dtype=float).reshape(-1, 3)
     body = getattr(body, "body", body)          # a site: its body
     if isinstance(body, Ground):
-        return math.inf
+        return np.full(len(levers), math.inf)
+    m = body_mass(body)
     modes = getattr(body, "modes", None)
     if modes is not None:
-        return body_mass(body) / max(1, int(modes.nodes.shape[0]))
-    m = body_mass(body)
-    r = np.zeros(3) if lever is None else np.asarray(lever, dtype=float).reshape(3)
-    r2 = float(r @ r)
-    if r2 == 0.0:
-        return m
-    normal_to_r = np.linalg.svd(r[None, :])[2][1:]                 # (2, 3) orthonormal, normal to r
-    inv = np.linalg.pinv(np.asarray(body.inertia, dtype=float))     # a zero principal inertia: no rotation
-    turn = float(np.linalg.eigvalsh(normal_to_r @ inv @ normal_to_r.T).max())
+        return np.full(len(levers), m / max(1, int(modes.nodes.shape[0])))
+    r2 = np.einsum("ki,ki->k", levers, levers)
+    unit = levers / np.sqrt(np.where(r2 > 0.0, r2, 1.0))[:, None]
+    P = np.eye(3) - unit[:, :, None] * unit[:, None, :]                 # (k, 3, 3); the identity where r = 0
+    inv = np.linalg.pinv(np.asarray(body.inertia, dtype=float))
+    turn = np.linalg.eigvalsh(P @ inv @ P)[:, -1]
     return 1.0 / (1.0 / m + r2 * turn)
 
 

@@ -43,7 +43,7 @@ from ..groups import ElementGroup, EvalState
 from ..joints.kernels import extend
 from ..kinematics import PairState
 from .broadphase import Skin, SlotMap, box_pairs, sphere_pairs, transfer_approach
-from .duration import effective_mass, pair_mass, shortest_duration
+from .duration import effective_mass, effective_masses, pair_mass, shortest_duration
 from .laws import ApproachSpeeds, ContactLaw, LawTable
 from .surface import (_MAX_LISTED, _TINY, EDGE, FACE, VERTEX, TriangleMesh, _compose, _dot, _global_points, _listing,
                       closest_point_on_triangles, feature_measure)
@@ -634,8 +634,13 @@ def _stack_points(records, m):
 
 def _point_masses(bodies: list, which: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Effective mass (kg) of each contact point: point k at ``u[k]`` (m, body axes from the centre of mass) on
-    ``bodies[which[k]]``, through which the normal passes (flexmb/contact/duration.py ``effective_mass``)."""
-    return np.array([effective_mass(bodies[b], r) for b, r in zip(which, np.asarray(u, dtype=float).reshape(-1, 3))])
+    ``bodies[which[k]]``, through which the normal passes (flexmb/contact/duration.py ``effective_masses``)."""
+    which, u = np.asarray(which, dtype=int), np.asarray(u, dtype=float).reshape(-1, 3)
+    out = np.empty(len(which))
+    for b in np.unique(which):                  # one vectorized evaluation per body
+        at = which == b
+        out[at] = effective_masses(bodies[b], u[at])
+    return out
 
 
 def _lightest_other(mass: np.ndarray, body: np.ndarray) -> np.ndarray:

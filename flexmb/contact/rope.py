@@ -126,13 +126,9 @@ class Rope:
         force is the rope force there; the Lagrange multipliers, ``Assembly.reactions``). A chain of rigid
         segments cannot push along a straight line, but its joints can: a joint of a slack, buckled rope
         reports the (small) compression as a tension too, so read a value near 0 as slack."""
-        asm = result._model("Rope.tensions")
-        idx = [result.system.joints.index(j) for j in self.joints]
-        out = np.empty((result.t.size, len(idx)))
-        for i, (t, q, v, lam) in enumerate(zip(result.t, result.q, result.v, result.lam)):
-            F, _ = asm.reactions(q, v, lam, t)
-            out[i] = np.linalg.norm(F[idx], axis=1)
-        return out
+        result._model("Rope.tensions")
+        F, _ = result.reactions([result.system.joints.index(j) for j in self.joints])     # all rows at once
+        return np.linalg.norm(F, axis=2)
 
 
 def _frame(t: np.ndarray) -> np.ndarray:

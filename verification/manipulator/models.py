@@ -224,11 +224,7 @@ def driver_torques(model: Manipulator, res) -> np.ndarray:
     psi = res.joint_coordinates(model.drivers[0])
     pin_axis = np.column_stack([np.zeros_like(psi), -np.sin(psi), np.cos(psi)])
     axes = [np.tile([1.0, 0.0, 0.0], (psi.size, 1))] + [pin_axis] * 3
-    # Result.reaction(d) for each driver, but with one reaction evaluation per saved state for all four
-    asm = model.system.compile()
-    rows = [model.system.joints.index(d) for d in model.drivers]
-    torque = np.array([asm.reactions(q, v, lam, t, joints=rows)[1] for t, q, v, lam in zip(res.t, res.q, res.v,
-                                                                                         res.lam)])
+    _, torque = res.reactions([model.system.joints.index(d) for d in model.drivers])     # all rows, four drivers
     return np.column_stack([np.sum(torque[:, k] * ax, axis=1) for k, ax in enumerate(axes)])
 
 
