@@ -47,6 +47,7 @@ from meshio.xdmf.common import numpy_to_xdmf_dtype as _XDMF_DTYPE
 from numpy.typing import ArrayLike
 
 from ..errors import ModelError, NonFiniteError
+from .safe import atomic_write
 from ..fem.mesh import FEMesh
 
 FORMATS = ("vtu", "xdmf")
@@ -246,9 +247,8 @@ class _XdmfWriter(meshio.xdmf.TimeSeriesWriter):
     def flush(self) -> None:
         if self.data_format == "HDF":
             self.h5_file.flush()
-        tmp = self.filename.with_name(self.filename.name + ".tmp")
-        ET.ElementTree(self.xdmf_file).write(tmp)
-        os.replace(tmp, self.filename)
+        with atomic_write(self.filename, "XDMF index", sync=False) as tmp:
+            ET.ElementTree(self.xdmf_file).write(tmp)
 
     def close(self) -> None:
         self.flush()
@@ -376,11 +376,10 @@ class TimeSeriesWriter:
         if "vtu" in self.formats:
             name = f"{self.stem}_{self.n_steps:05d}.vtu"
             target = self.files["vtu"] / name
-            tmp = target.with_name(name + ".tmp")
             cell_data = {k: np.split(v, cuts) for k, v in self._ordered(cd, VTK_FROM_VOIGT).items()}
             mesh = meshio.Mesh(x, self.blocks, point_data=self._ordered(pd, VTK_FROM_VOIGT), cell_data=cell_data)
-            meshio.write(tmp, mesh, file_format="vtu")
-            os.replace(tmp, target)
+            with atomic_write(target, "VTU step", sync=False) as tmp:
+                meshio.write(tmp, mesh, file_format="vtu")
         if self._xdmf is not None:
             cell_data = {k: np.split(v, cuts) for k, v in self._ordered(cd, XDMF_FROM_VOIGT).items()}
             self._xdmf.write_data(t, point_data=self._ordered(pd, XDMF_FROM_VOIGT), cell_data=cell_data)
@@ -398,9 +397,8 @@ class TimeSeriesWriter:
             ET.SubElement(coll, "DataSet", timestep=repr(t), group="", part="0",
                           file=f"{self.stem}/{self.stem}_{k:05d}.vtu")
         ET.indent(root)
-        tmp = self.files["pvd"].with_name(self.files["pvd"].name + ".tmp")
-        ET.ElementTree(root).write(tmp, encoding="utf-8", xml_declaration=True)
-        os.replace(tmp, self.files["pvd"])
+        with atomic_write(self.files["pvd"], "PVD index", sync=False) as tmp:
+            ET.ElementTree(root).write(tmp, encoding="utf-8", xml_declaration=True)
 
     def close(self) -> None:
         """Write the indexes a last time and close the HDF5 file (idempotent)."""

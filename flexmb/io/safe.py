@@ -84,16 +84,19 @@ def _strerror(exc: BaseException) -> str:
 
 
 @contextmanager
-def atomic_write(path: str | os.PathLike, what: str = "file", sync_directory: bool = False) -> Iterator[Path]:
+def atomic_write(path: str | os.PathLike, what: str = "file", sync_directory: bool = False,
+                 sync: bool = True) -> Iterator[Path]:
     """``with atomic_write(path) as tmp: <write tmp>``: the target appears complete, or keeps its previous
-    content when the block raises. The temporary file is synced before the rename (and the directory after it
-    with ``sync_directory``). An OSError is re-raised as an OutputError naming ``what`` and the path (chained)."""
+    content when the block raises. The temporary file is synced before the rename (unless ``sync`` is False: files
+    rewritten at every step of an export, where a crash may cost the last one) and the directory after it with
+    ``sync_directory``. An OSError is re-raised as an OutputError naming ``what`` and the path (chained)."""
     target = Path(path)
     tmp = temporary_name(target)
     try:
         yield tmp
-        with open(tmp, "rb+") as fh:
-            os.fsync(fh.fileno())
+        if sync:
+            with open(tmp, "rb+") as fh:
+                os.fsync(fh.fileno())
         os.replace(tmp, target)
     except BaseException as exc:
         try:

@@ -29,6 +29,7 @@ from meshio._common import num_nodes_per_cell as _NODES_PER_CELL
 from meshio._vtk_common import meshio_to_vtk_type as _VTK_TYPES
 
 from ..errors import ModelError, NonFiniteError
+from .safe import atomic_write
 
 VERSION = (2, 2)
 """VTKHDF version written (temporal composite data need 2.1 or later)."""
@@ -145,14 +146,8 @@ def write_vtkhdf(path: str | os.PathLike, times: np.ndarray, blocks: list[Block]
     p = Path(path)
     p = p if p.suffix.lower() in (".vtkhdf", ".hdf") else p.with_name(p.name + ".vtkhdf")
     p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(p.name + ".tmp")
-    try:
-        with h5py.File(tmp, "w", track_order=True) as f:      # the reader iterates in creation order
-            _write_collection(f, t, blocks)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise ModelError(f"cannot write the VTKHDF file {str(p)!r}: {exc}") from exc
-    os.replace(tmp, p)
+    with atomic_write(p, "VTKHDF file") as tmp, h5py.File(tmp, "w", track_order=True) as f:
+        _write_collection(f, t, blocks)                      # the reader iterates in creation order
     return p
 
 
