@@ -38,6 +38,20 @@ def _kernel_cache_line() -> str:
     return f"{state} ({len(index)} index files *.nbi in flexmb's __pycache__ folders)"
 
 
+def _record_line() -> str:
+    """The forms of the compiled step that flexmb has compiled (flexmb/compiled/specialization.py ``KernelRecord``):
+    whether the universal one is among them and the families of the specialized ones."""
+    from flexmb.compiled.specialization import KernelRecord
+    record = KernelRecord.load()
+    steps = [e for e in record.entries.values() if e["function"] == "run_block"]
+    if not steps:
+        return f"none ({record.path}); a model's first run compiles its step (under a minute, announced)"
+    special = sorted({e["families"] for e in steps if e["form"] == "specialized"})
+    universal = any(e["form"] == "universal" for e in steps)
+    return (f"universal {'yes' if universal else 'no'}; specialized for {len(special)} family sets"
+            + "".join(f"\n    {f}" for f in special))
+
+
 def _source_is_newer(index_file: str) -> bool:
     """Whether the module a numba index file ``pkg/__pycache__/module.func-line.pyXY.nbi`` caches is newer."""
     folder, name = os.path.split(index_file)
@@ -52,6 +66,7 @@ def cmd_info(_args) -> int:
     for pkg in ("numpy", "scipy", "numba", "meshio", "h5py", "tqdm"):
         print(f"  {pkg:14s} {_version(pkg)}")
     print(f"numba kernel cache: {_kernel_cache_line()}")
+    print(f"compiled step forms on record: {_record_line()}")
     from flexmb._optional import EXTRAS
     print("optional (pip install 'flexmb[all]'):")
     for extra, packages in EXTRAS.items():

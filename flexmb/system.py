@@ -154,6 +154,8 @@ class System:
         """Number coordinates and build the vectorized kernels and sparsity patterns (cached)."""
         if self._assembly is None:
             from .assembly import Assembly
+            from .compiled import notice
+            notice.install()                    # a numba compile a run meets says so on stderr (first run)
             self._check_membership()
             if not self.bodies and not any(getattr(f, "n_states", 0) for f in self.forces):
                 raise ModelError(f"system {self.name!r} has no bodies (and no elements with coordinates of their "

@@ -8,6 +8,7 @@ equations (a missing term, a wrong sign, a skipped row) exceeds at the first ste
 """
 from __future__ import annotations
 
+import json
 import numpy as np
 import pytest
 
@@ -159,40 +160,101 @@ def test_specialized_step_equals_the_universal_step(monkeypatch):
     assert model[1][9] == (1, 1, None, None, None, None)    # point and dot1 rows only (two revolutes)
 
 
-def test_auto_variant_prefers_a_compiled_specialized_step(monkeypatch):
-    """Under ``variant = "auto"`` a model takes its specialized step when numba has it (compiled in the process or
-    cached on disk), else the universal one when numba has that, else compiles the specialized one; numba's disk
-    cache is read without loading the machine code."""
-    import subprocess
-    import sys
+@pytest.fixture
+def probe_entry():
+    """A small entry point with an optional part (None in its specialized form), like the step's model parts."""
+    from numba import njit
+
+    @njit(cache=False)
+    def entry(x, part):
+        return x.sum() if part is None else x.sum() + part.sum()
+    return entry
+
+
+def test_auto_variant_follows_the_record_of_compiles(monkeypatch, tmp_path, capsys, probe_entry):
+    """Under ``variant = "auto"`` an entry point takes its specialized form when flexmb's record of compiles
+    (``KernelRecord``, not numba's cache internals) has it, else the universal one when the record has that, else
+    the specialized one, compiled at once with a notice on stderr naming its families and then recorded; a record
+    made for other kernel sources is void."""
+    from numba import config
+
+    from flexmb.compiled import specialization
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path))      # the record only: numba's dispatchers keep theirs
+    monkeypatch.setattr(specialization, "variant", "auto")
+    x = np.ones(3)
+    full, special = (x, np.ones(2)), (x, None)
+
+    def universal():
+        return specialization.universal(probe_entry, full, special, "probe parts")
+
+    assert not universal()                      # nothing on record: the specialized form, announced and recorded
+    err = capsys.readouterr().err
+    assert "compiling 'entry' for probe parts" in err, err
+    record = specialization.KernelRecord.load()
+    assert record.path.parent == tmp_path and record.has(probe_entry, special) and not record.has(probe_entry, full)
+    assert len(probe_entry.signatures) == 1     # compiled by the choice, before any call
+    assert not universal() and capsys.readouterr().err == ""     # on record: no notice
+    # only the universal form on record: that one, with no compile of the specialized one
+    data = json.loads(record.path.read_text())
+    data["entries"] = {specialization.KernelRecord.key(probe_entry, specialization._signature(full)):
+                       {"function": "entry", "form": "universal", "families": "all", "seconds": 1.0}}
+    record.path.write_text(json.dumps(data))
+    assert universal() and capsys.readouterr().err == ""
+    # a record of other kernel sources (another stamp) is void: the specialized form again
+    data["stamp"] = "other"
+    record.path.write_text(json.dumps(data))
+    assert not universal() and "compiling 'entry'" in capsys.readouterr().err
+    monkeypatch.setattr(specialization, "variant", "fastest")
+    with pytest.raises(fm.errors.ModelError, match="FLEXMB_STEP"):
+        universal()
+
+
+def test_a_run_announces_the_step_it_compiles(monkeypatch, tmp_path, capsys):
+    """A run whose step is not on record says so on stderr, naming the families the step is compiled for, and
+    records it (the pendulum's specialized step is in numba's disk cache after the warm-up: loaded, not compiled,
+    but the notice comes from flexmb's record, which is empty here)."""
+    from numba import config
 
     from flexmb.compiled import blocks, specialization
     from flexmb.compiled.warm import pendulum
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(specialization, "variant", "auto")
-    for cached, expect in (({"specialized", "universal"}, "specialized"), ({"universal"}, "universal"),
-                           (set(), "specialized")):
-        def probe(f, args):
-            return ("specialized" if args[0][4] is None else "universal") in cached
-        monkeypatch.setattr(specialization, "has_machine_code", probe)
-        step = cs.CompiledStep(pendulum().compile())
-        model = step.model_for(blocks.run_block, [step.model], 0)
-        assert (model is step.model) == (expect == "universal"), cached
+    res = fm.simulate(pendulum(), 0.01, 1e-3, progress=False)
+    _compiled(res)
+    err = capsys.readouterr().err
+    assert "compiling the time step for rigid bodies, joint rows (point, dot1)" in err, err
+    entries = specialization.KernelRecord.load().entries.values()
+    assert {(e["function"], e["form"]) for e in entries} >= {("run_block", "specialized")}
     import inspect
     assert list(inspect.signature(blocks.run_block.py_func).parameters).index("model") == cs._MODEL_ARG
-    monkeypatch.setattr(specialization, "variant", "fastest")
-    with pytest.raises(fm.errors.ModelError, match="FLEXMB_STEP"):
-        cs.CompiledStep(pendulum().compile()).model_for(blocks.run_block, [None], 0)
-    # the probe itself, in a new process: the disk cache has lu_solve for float64 arrays (this test module ran it
-    # above, or the warm-up did), not for float32 ones; neither is loaded by asking
-    code = ("import numpy as np\n"
-            "from flexmb.compiled.specialization import has_machine_code\n"
-            "from flexmb.compiled.step import lu_solve\n"
-            "a = (np.eye(2), np.arange(2), np.ones(2), np.ones(2))\n"
-            "b = (np.eye(2, dtype=np.float32), np.arange(2), np.ones(2), np.ones(2))\n"
-            "print(has_machine_code(lu_solve, a), has_machine_code(lu_solve, b), len(lu_solve.signatures))\n")
-    lu_solve(np.eye(2), np.arange(2), np.ones(2), np.ones(2))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert out == ["True", "False", "0"]
+
+
+def test_the_choice_reads_no_numba_internals():
+    """The form of the step is chosen through public API only (issue 24): no module of flexmb reaches into
+    numba's dispatcher or cache internals."""
+    import re
+    from pathlib import Path
+    internals = re.compile(r"\._cache\.\w|\.overloads\b|_index_key|_load_index|_cache_file")
+    for f in Path(fm.__file__).parent.rglob("*.py"):
+        assert not internals.search(f.read_text()), f
+
+
+def test_a_first_compile_says_so_once(monkeypatch, capsys):
+    """A numba compile of a flexmb kernel that a run meets prints one line on stderr, once per process (numba's
+    event API; a kernel loaded from the disk cache raises no event)."""
+    from numba import njit
+
+    from flexmb.compiled import notice
+    monkeypatch.setitem(notice._state, "said", False)
+    notice.install()
+
+    def probe(x):
+        return x + 1.0
+    probe.__module__ = "flexmb.probe"
+    kernels = [njit(probe), njit(probe)]        # not cached: each compiles on its first call
+    assert kernels[0](1.0) == 2.0 and kernels[1](1.0) == 2.0
+    err = capsys.readouterr().err
+    assert err.count("flexmb: compiling the numba kernels") == 1 and "flexmb.probe.probe" in err, err
 
 
 def test_sparse_skipping_lu_solves_like_numpy():

@@ -290,8 +290,11 @@ class CompiledEnergy:
                       self.contacts[8].size == 0, self.motors[0].size == 0,
                       p[0].shape[0] + p[3].shape[0] + p[6].shape[0] == 0)
             special = tuple(None if a else part for a, part in zip(absent, full))
-            self._families = (full if universal(energy_rows, (Q, V, srefs, *full, out), (Q, V, srefs, *special, out))
-                              else special)
+            names = ("rigid bodies", "flexible bodies", "springs and bushings", "contact pairs", "DC motors",
+                     "particles")
+            families = ", ".join(n for n, a in zip(names, absent) if not a)
+            self._families = (full if universal(energy_rows, (Q, V, srefs, *full, out), (Q, V, srefs, *special, out),
+                                                f"the energies of {families}") else special)
         energy_rows(Q, V, srefs, *self._families, out)
 
     def _srefs(self) -> np.ndarray:

@@ -24,12 +24,15 @@ def cached_kernel_files(ext: str) -> list[str]:
 
 
 def clean_cache() -> int:
-    """Delete numba's cached machine code of flexmb (``__pycache__/*.nbi, *.nbc``); returns the count.
+    """Delete numba's cached machine code of flexmb (``__pycache__/*.nbi, *.nbc``) and flexmb's record of the
+    compiled forms (flexmb/compiled/specialization.py); returns the count of cache files.
     Needed after editing a helper module that other kernels call: numba checks only the source file of
     the kernel itself (docs/architecture.md §2)."""
+    from .specialization import KernelRecord
     files = cached_kernel_files("nbi") + cached_kernel_files("nbc")
     for f in files:
         os.remove(f)
+    KernelRecord.path().unlink(missing_ok=True)     # the record of compiled forms goes with the code
     return len(files)
 
 

@@ -157,9 +157,18 @@ class CompiledStep:
             from ..compiled.specialization import universal
             special = self.specialized_model()
             full = [*args[:at], self.model, *args[at + 1:]]
-            self._chosen[function] = (self.model if universal(function, full, [*args[:at], special, *args[at + 1:]])
-                                      else special)
+            self._chosen[function] = (self.model if universal(function, full, [*args[:at], special, *args[at + 1:]],
+                                                              self.families(special)) else special)
         return self._chosen[function]
+
+    @staticmethod
+    def families(special: tuple) -> str:
+        """The families a specialized model holds, in words (the notice of its compile)."""
+        names = [name for name, part in zip(_PART_NAMES, special) if name and part is not None]
+        kinds = [kind for kind, flag in zip(ROWS, special[1][9]) if flag is not None] if special[1] is not None else []
+        if kinds:
+            names.insert(1 if special[0] is not None else 0, f"joint rows ({', '.join(kinds)})")
+        return ", ".join(names)
 
     def _springs(self, asm, dense) -> tuple:
         """The spring-damper groups' part of the model (compiled/step.py); ``self._refs`` keeps each
@@ -595,6 +604,11 @@ class CompiledEvaluation:
 _FAMILY_PARTS = (0, 1, 2, 4, 5, 6, 8, 10)
 """The parts of the model tuple whose first array has a row per instance or group: rigid bodies, joint groups,
 flexible groups, spring groups, contact groups, loads, motor groups, rope-pulley pairs."""
+
+_PART_NAMES = ("rigid bodies", None, "flexible bodies", None, "springs and bushings", "contact pairs",
+               "applied loads", "drivers", "DC motors", "particles", "rope-pulley pairs")
+"""The families of the model tuple's parts in words (None: joints, named by their row kinds, and the Euler
+parameters' normalization rows, which every model has)."""
 
 _MODEL_ARG = 33
 """Position of the model tuple among the arguments of ``blocks.run_block`` (checked by tests/test_compiled_step.py)."""
