@@ -36,7 +36,9 @@ class Result(SeriesAccess):
     Arrays have one row per saved time: ``t`` (s), ``q``, ``v`` (generalized
     coordinates and their rates), ``vd`` (accelerations), ``lam`` (multipliers),
     ``work_nc`` (J, work of applied loads, dampers and user forces since the
-    start) and ``work_drivers`` (J, work of driver constraints).
+    start) and ``work_drivers`` (J, work of driver constraints); ``impacts``: the impacts of impulsive contact
+    pairs (:class:`~flexmb.contact.impulsive.ImpactEvent`: time, pairs, velocities before and after, impulses),
+    the rows saved at an impact holding the velocities after it.
 
     Like scipy's ``solve_ivp`` result: ``success`` (the run reached its end time) and ``message`` (why it
     stopped), a short ``repr``; ``res["bodies/arm/position"]`` or ``res.series("bodies/arm/position")`` gives a
@@ -55,6 +57,7 @@ class Result(SeriesAccess):
     stats: dict = field(default_factory=dict)
     message: str = "completed"
     redundant: list = field(default_factory=list)
+    impacts: tuple = ()     # the impacts of impulsive contact pairs (flexmb.contact.impulsive.ImpactEvent), in order
 
     # -- summary -----------------------------------------------------------
     @property

@@ -11,6 +11,7 @@ SUITES = {
     "crank-rocker": "verification.crank_rocker",
     "slider-crank": "verification.slider_crank",
     "impact": "verification.impact",
+    "impulsive": "verification.impulsive",
     "train-crash": "verification.train_crash",
     "classics": "verification.classics",
     "manipulator": "verification.manipulator",

@@ -18,6 +18,7 @@ from .pairs import ClearanceJoint, ContactGroup, SpherePlaneContact, SphereSpher
 from .rope import (Rope, RopePulleyContact, over_pulley_points, rope_chain, rope_pulley_forces, rope_segments,
                    wound_drum_points)
 from .sheave_rope import Sheave, SheaveRope
+from .impulsive import ImpactEvent, Impulsive
 from .restitution import (ImpactResult, achieved_restitution, exact_hysteresis_factor, hysteresis_restitution,
                           predicted_restitution, restitution_table, simulate_impact)
 
@@ -33,5 +34,5 @@ __all__ = [
     "TriangleMesh", "SphereMeshContact", "NodeMeshContact", "NodePlaneContact", "SphereCloudContact",
     "ContactMarginWarning",
     "RopePulleyContact", "Rope", "rope_chain", "rope_segments", "over_pulley_points", "rope_pulley_forces",
-    "wound_drum_points", "Sheave", "SheaveRope",
+    "wound_drum_points", "Sheave", "SheaveRope", "Impulsive", "ImpactEvent",
 ]

@@ -279,6 +279,12 @@ class ContactGroup(ElementGroup):
             raise NonFiniteError(f"{self.contacts[bad].owner}: the sphere centres coincide (distance "
                                  f"{x[bad]:.3g} m); the contact normal is undefined")
 
+    def measure_gradient(self, qe, ve) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Measures ``x`` (m), their rates (m/s) and gradients ``dx/dqe`` (n, nx) in the gathered coordinates
+        ``gather`` of every pair (the impact equations, flexmb/contact/impulsive.py)."""
+        x, xd = self._values(qe, ve)
+        return x, xd, self._J.copy()
+
     def state(self, qe, ve):
         """Measures ``x`` (m), penetrations delta (m) and their rates (m/s) (n,)."""
         x, xd = self._values(qe, ve)

@@ -343,6 +343,8 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
         stats["energy_drift"] = energy_watch.worst
         message = energy_watch.message
     res = history.result(system, stats, message, redundant_rows, prefix)
+    if run.impacts is not None:
+        res.impacts = tuple(run.impacts.events)
     stats.update(check_rotation_resolution(res, save_every))
     if writer is not None:
         writer.close(snapshot(), partial=res)     # the last rows; an OutputError carrying res if that fails

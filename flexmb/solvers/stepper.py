@@ -17,8 +17,9 @@ from collections import deque
 
 import numpy as np
 
+from ..contact.impulsive import Impacts
 from .generalized_alpha import AlphaParameters, AlphaStepper, ErrorScale, NewtonFailure, StepState, failure_error
-from .initial import project_velocities
+from .initial import accelerations, project_velocities
 from .step_times import StepGrid, controlled_step, next_step, step_times
 from .undamped import consistent_step_end
 from .watch import StallWatch, stall_floor
@@ -27,6 +28,10 @@ __all__ = ["AlphaIntegrator", "NEWTON_SHARE", "MAX_CONTACT_CUTS"]
 
 NEWTON_SHARE = 0.01
 """Adaptive steps: the Newton error in q is held below this share of the step's error allowance."""
+
+IMPACT_AIM = 1e-6
+"""Models with impulsive pairs (flexmb/contact/impulsive.py): the shortest step aimed at a touch, as a share of the
+nominal step (the impact's configuration is landed on to about the approach speed times this step)."""
 
 MAX_CONTACT_CUTS = 6
 """Retries of one step to land on a contact onset (each interpolates the moment of touch again)."""
@@ -69,6 +74,11 @@ class AlphaIntegrator:
         # penetrations at the accepted state under its history, evaluated once per accepted state: the
         # contact-step limit and both onset tests of the next step start from them
         self._pen = asm.penetrations(s0.q, s0.v, s0.t) if self._contacts else None
+        # impulsive contact pairs: the velocity jump at each located touch (flexmb/contact/impulsive.py)
+        self.impacts = Impacts.of(asm)
+        if self.impacts is not None:
+            self.stats["impacts"] = 0
+            self._aim_min = IMPACT_AIM * h_nominal      # impacts are applied where the touch is landed on
 
     @property
     def done(self) -> bool:
@@ -82,7 +92,8 @@ class AlphaIntegrator:
             s1, h_try, grid = self._attempt()
             if s1 is not None:
                 self._grid = grid.after(1)
-                return self._accept(s1, h_try)
+                s1 = self._accept(s1, h_try)
+                return s1 if self.impacts is None else self._impact(s1)
 
     def _plan(self, h: float) -> tuple[StepGrid, float, float]:
         """The grid of steps of size ``h`` (s) from the accepted state, the end time (s) and size (s) of its next
@@ -159,6 +170,7 @@ class AlphaIntegrator:
         call also moves their history on and tests for onsets, flexmb/compiled/step_end.py)."""
         c = self.newton.compiled
         return (c is not None and c.blocks_allowed and not self.adaptive and not self.velocity_projection
+                and self.impacts is None
                 and not self.newton.p.undamped and (self._contacts or self.h == self.h_nominal))
 
     @property
@@ -258,6 +270,28 @@ class AlphaIntegrator:
         if self.newton.stats.newton_to_truncation > 1.0 and not self._newton_warned:
             self._warn_newton_error(s1.t)
         return s1
+
+    def _impact(self, s: StepState) -> StepState:
+        """The accepted state ``s`` after the impacts of the impulsive pairs that touch there while approaching
+        (flexmb/contact/impulsive.py): the velocity jump, then consistent accelerations and multipliers for the new
+        velocities, the algorithmic acceleration restarted on them (as at a run's start), the energy the impacts
+        took booked as non-conservative work."""
+        asm, impacts = self.asm, self.impacts
+        impacts.check_depth(s.q, s.v, s.t)
+        v1 = impacts.jump(s.q, s.v, s.t, self.contact_tol, self._aim_min)
+        if v1 is None:
+            return s
+        vd, lam = accelerations(asm, s.q, v1, s.t)
+        s = StepState(s.t, s.q, v1, vd, vd.copy(), lam)
+        p1 = asm.step_end(s.q, s.v, s.lam, s.t, self.energy, a=s.vd, penetrations=self._contacts)
+        self._pen = asm.accepted_penetrations
+        if self.energy:
+            self.work_nc -= impacts.events[-1].energy_lost
+            self.powers = p1
+        self._recent = deque([(s.t, s.q)], maxlen=3)      # the error estimate does not reach across the jump
+        self.state = s
+        self.stats["impacts"] += 1
+        return s
 
     def _warn_newton_error(self, t: float) -> None:
         """Say once that a step's Newton error exceeds its share of the truncation error (docs/theory.md §5.5)."""
