@@ -14,7 +14,7 @@ import pytest
 
 import flexmb as fm
 from flexmb.solvers import compiled_step as cs
-from flexmb.solvers.linalg import DENSE_LIMIT
+from flexmb.linalg import DENSE_LIMIT
 
 AGREE = 1e-10
 

@@ -137,7 +137,7 @@ def test_specialized_step_equals_the_universal_step(monkeypatch):
     trajectories, multipliers and energies bit for bit (any difference would be a term or order that changed).
     The model is the warm-up's pendulum, whose specialized step ``flexmb compile-kernels`` compiles."""
     from flexmb.compiled import blocks, specialization
-    from flexmb.compiled.warm import pendulum
+    from flexmb.warm import pendulum
     runs = {}
     for variant in ("universal", "specialized"):
         monkeypatch.setattr(specialization, "variant", variant)
@@ -167,7 +167,7 @@ def test_auto_variant_prefers_a_compiled_specialized_step(monkeypatch):
     import sys
 
     from flexmb.compiled import blocks, specialization
-    from flexmb.compiled.warm import pendulum
+    from flexmb.warm import pendulum
     monkeypatch.setattr(specialization, "variant", "auto")
     for cached, expect in (({"specialized", "universal"}, "specialized"), ({"universal"}, "universal"),
                            (set(), "specialized")):
@@ -490,7 +490,7 @@ def test_contact_friction_takes_the_compiled_step(monkeypatch):
 def test_compiled_friction_laws_equal_the_friction_table():
     """The compiled step's friction laws (forces.friction_coefficient) against FrictionTable.coefficient (numpy)
     over slip speeds through the dead zone, the ramp and beyond: the same formulas, 1e-14 relative (rounding)."""
-    from flexmb.compiled.forces import friction_coefficient
+    from flexmb.compiled.contact import friction_coefficient
     from flexmb.contact import BrownMcPhee, CoulombRamp
     from flexmb.contact.friction import FrictionTable
     laws = [CoulombRamp(0.3, 0.05), CoulombRamp(0.3, 0.05, 0.01), CoulombRamp(0.2, 0.02, shape="tanh"),

@@ -80,8 +80,9 @@ import numpy as np
 from numba import njit
 
 from .flexible import energy as flexible_energy
-from .forces import (ANGLE, contact_friction, contact_kernel, loads_kernel, measure_kernel, motor_kernel,
-                     spring_kernel)
+from .contact import contact_friction, contact_kernel
+from .forces import loads_kernel, motor_kernel, spring_kernel
+from .measures import ANGLE, measure_kernel
 from .flexible import evaluate as flexible_evaluate
 from .joints import (_angle_hess, _angle_rows, _coordinate_hess, _coordinate_rows, _distance_hess,
                      _distance_rows, _dot1_hess, _dot1_rows, _dot2_hess, _dot2_rows, _point_hess, _point_rows)
