@@ -348,7 +348,7 @@ class Result(SeriesAccess):
         ``contact.nodes``.
 
         The force sums every contact force on the contactor (zero when apart; the ``contactor_forces`` of
-        the element's contact groups, flexmb/contact/mesh.py). The point is a node's position, or a
+        the element's contact groups, flexmb/contact/spheres.py, triangles.py). The point is a node's position, or a
         sphere's centre minus its radius along the force -- the contact normal of a single touch, the
         resultant's direction for several -- and the centre when no force acts. Each saved state is
         evaluated with the history saved with it, as in :meth:`contact_force`."""

@@ -1,4 +1,4 @@
-"""Compiled narrow phase of sphere clouds and point-plane contacts (flexmb/contact/mesh.py ``SphereGroup``,
+"""Compiled narrow phase of sphere clouds and point-plane contacts (flexmb/contact/spheres.py ``SphereGroup``,
 ``PlaneGroup``; docs/theory-contact.md §8).
 
 :func:`candidate_kernel` evaluates every broad-phase candidate of one group in one call: its scalar measure

@@ -20,9 +20,9 @@ import scipy.sparse as sp
 from ..bodies.flexible import FlexibleBody
 from ..bodies.rigid import RigidBody
 from ..compiled.measures import concat as _cat, pack_measures as _pack_measures
-from ..contact.mesh import PlaneGroup, SphereGroup
 from ..contact.pairs import ContactGroup
 from ..contact.rope import RopePulleyGroup, rope_second_derivatives
+from ..contact.spheres import PlaneGroup, SphereGroup
 from ..forces.applied import AppliedLoadGroup
 from ..forces.motor import DCMotorGroup
 from ..forces.particles import ParticleAnchorGroup, ParticleGroup, ParticleLinkGroup
