@@ -442,7 +442,7 @@ class Result(SeriesAccess):
 
     # -- persistence -----------------------------------------------------
     ARRAYS = RAW_ARRAYS
-    """Saved arrays (:data:`flexmb.io.arrays.RAW_ARRAYS`)."""
+    """Saved arrays (``flexmb.io.arrays.RAW_ARRAYS``)."""
 
     def __post_init__(self):
         if self.history is None:

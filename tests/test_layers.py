@@ -2,8 +2,8 @@
 layers below it, and no module imports itself back through others (no import cycle), in ``flexmb/`` and in
 ``verification/``.
 
-The layer order is written once, in ``docs/architecture.md`` §0 (the fenced block after the line
-``<!-- layers: read by tests/test_layers.py -->``): one layer a line, top first, ``name: module, module ...``
+The layer order is written once, in ``docs/architecture.md``, section "Layers" (the fenced block after the line
+``<!-- layers: read by tests/test_layers.py -->``): one layer a line, top first, ``name: module module ...``
 with module paths relative to ``flexmb/`` (a package stands for all its modules; the longest listed prefix
 decides; ``__init__`` is the package ``flexmb`` itself, the public API). Every module must be listed: a new module
 is placed on purpose.
@@ -79,7 +79,7 @@ def imports(package: str) -> list[Import]:
 
 
 def layer_table() -> list[tuple[str, list[str]]]:
-    """``(layer name, module prefixes)`` bottom first, read from docs/architecture.md §0."""
+    """``(layer name, module prefixes)`` bottom first, read from docs/architecture.md, section "Layers"."""
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     assert MARKER in text, f"docs/architecture.md has lost the layer table (the line {MARKER!r})"
     block = text.split(MARKER, 1)[1].split("```", 2)[1]
@@ -141,7 +141,7 @@ def cycles(package: str, limit: int = 200) -> list[list[str]]:
 def test_every_module_has_a_layer():
     layer = layer_of(layer_table())
     missing = sorted(set(modules("flexmb")) - set(layer))
-    assert not missing, f"modules with no layer in docs/architecture.md §0: {missing}"
+    assert not missing, f"modules with no layer in docs/architecture.md (section 'Layers'): {missing}"
 
 
 def test_no_import_points_up():

@@ -262,8 +262,10 @@ def pack_measures(groups: list, dense: list) -> tuple:
         tab.append((g.code, n, nx, m.n_modes[0], m.n_modes[1], sm, og, ov, osh, op, opos, 0))
         first.append(op)
         og, ov, osh, op, opos = og + n * nx, ov + 12 * n, osh + 12 * n * sm, op + n, opos + n * nx * nx
-    return (np.array(tab, dtype=np.int64).reshape(-1, 12), concat([g.gather.reshape(-1) for g, _, _ in groups], np.int64),
+    return (np.array(tab, dtype=np.int64).reshape(-1, 12),
+            concat([g.gather.reshape(-1) for g, _, _ in groups], np.int64),
             concat([g.scatter.reshape(-1) for g, _, _ in groups], np.int64),
-            concat([m.vecs.reshape(-1) for _, m, _ in groups], float), concat([m.shps.reshape(-1) for _, m, _ in groups], float),
+            concat([m.vecs.reshape(-1) for _, m, _ in groups], float),
+            concat([m.shps.reshape(-1) for _, m, _ in groups], float),
             np.array([m.sides for _, m, _ in groups], dtype=np.int64).reshape(-1, 4),
             concat([dense[h] for _, _, h in groups], np.int64), first)
