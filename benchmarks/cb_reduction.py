@@ -187,7 +187,7 @@ def work_flexmb(scale: int, data: str, expected_checksum: str) -> dict:
     from flexmb.reduction import craig_bampton
     cbm = importlib.import_module("flexmb.reduction.craig_bampton")   # the module (the package exports the function)
     eig = importlib.import_module("flexmb.reduction.eigen")
-    from flexmb.solvers.linalg import backends
+    from flexmb.linalg import backends
     model = build_model(scale)
     K, M = model.K, model.M
     same = matrix_checksum(K, M) == expected_checksum

@@ -3,8 +3,7 @@
 Rigid bodies with Euler parameters, joints as sparse constraint kernels,
 force elements, and implicit generalized-alpha integration. See docs/guide.md.
 
-``flexmb.__version__`` is the installed distribution's version (importlib.metadata; pyproject.toml holds
-the only literal), read on first access.
+``flexmb.__version__`` is the installed distribution's version (flexmb/_version.py), read on first access.
 """
 from . import errors
 from .bodies import Body, FlexibleBody, Ground, NonlinearBeam, PointMass, RigidBody
@@ -38,22 +37,13 @@ _LAZY = {
 _LAZY_MODULES = ("fem", "reduction", "contact")
 
 
-def _installed_version() -> str:
-    """The version of the installed flexmb distribution; "0+unknown" when run from a source tree that was
-    never installed (``pip install -e .`` records it)."""
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        return version("flexmb")
-    except PackageNotFoundError:
-        return "0+unknown"
-
-
 def __getattr__(name: str):
     """Import a lazy name (``_LAZY``), a subpackage ``fem``/``reduction``/``contact``, or ``__version__``,
     on first access."""
     import importlib
     if name == "__version__":
-        globals()[name] = _installed_version()
+        from ._version import installed_version
+        globals()[name] = installed_version()
         return globals()[name]
     if name in _LAZY_MODULES:
         return importlib.import_module(f"{__name__}.{name}")

@@ -3,7 +3,7 @@
 flexmb runs rigid, flexible and contact models with its core dependencies alone; plots need
 ``matplotlib`` (extra ``plots``), Dask executors of parameter studies need ``distributed``
 (extra ``studies``), ``Result.to_dataframe`` needs ``pandas`` (extra ``frames``), and sparse SPD solves use CHOLMOD when ``scikit-sparse`` is installed (extra
-``cholmod``; else scipy's SuperLU, flexmb/solvers/linalg.py). ``pip install 'flexmb[all]'`` installs every extra.
+``cholmod``; else scipy's SuperLU, flexmb/linalg.py). ``pip install 'flexmb[all]'`` installs every extra.
 """
 from __future__ import annotations
 

@@ -31,7 +31,7 @@ from .errors import InstabilityError, ModelError
 from .joints.driver import Driver
 from .joints.kernels import PrimitiveGroup, build_groups, extend
 from .joints.nonholonomic import NonholonomicConstraint, NonholonomicRows
-from .solvers.linalg import DENSE_LIMIT, powers_of_two
+from .linalg import DENSE_LIMIT, powers_of_two
 from .compiled.scatter import add_at, add_transpose_product
 from .groups import EvalState, family_builders
 from .sparsity import BlockPattern
@@ -128,7 +128,7 @@ class Assembly:
         self.accepted_penetrations: list | None = None      # step_end(penetrations=True)
         # groups with a history (start / accept / history / set_history), in family order
         self.stateful = [g for g in self.families if g.history().size]
-        self._compiled_energy = None      # flexmb/compiled/energy.py, packed on first use
+        self._compiled_energy = None      # flexmb/energies.py, packed on first use
         self._build_patterns()
 
     def of_family(self, name: str) -> list:
@@ -447,8 +447,8 @@ class Assembly:
 
     @functools.cached_property
     def inertia_scale(self) -> np.ndarray:
-        """The scale ``d_j`` of each coordinate in the Newton and start matrices (solvers/linalg.py
-        :func:`~flexmb.solvers.linalg.saddle_scale`, 1/sqrt(kg) or 1/sqrt(kg m^2)): the power of two nearest
+        """The scale ``d_j`` of each coordinate in the Newton and start matrices (flexmb/linalg.py
+        :func:`~flexmb.linalg.saddle_scale`, 1/sqrt(kg) or 1/sqrt(kg m^2)): the power of two nearest
         ``1/sqrt(w_j)``, ``w_j`` the coordinate's own inertia, the diagonal of the mass matrix at the start taken
         per body (its translations: the largest of their three; its Euler parameters: the largest of their four,
         ``4 J_max``, or for a body without rotational inertia its translations' ``m``) and 1 for a coordinate
@@ -505,9 +505,9 @@ class Assembly:
 
     @property
     def compiled_energy(self):
-        """The model's :class:`flexmb.compiled.energy.CompiledEnergy` (packed on first use; numba loads then)."""
+        """The model's :class:`flexmb.energies.CompiledEnergy` (packed on first use; numba loads then)."""
         if self._compiled_energy is None:
-            from .compiled.energy import CompiledEnergy
+            from .energies import CompiledEnergy
             self._compiled_energy = CompiledEnergy(self)
         return self._compiled_energy
 

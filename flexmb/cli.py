@@ -26,7 +26,7 @@ def _kernel_cache_line() -> str:
     """The state of numba's on-disk cache of flexmb's kernels, read from the cache's index files
     (``*.nbi`` in the ``__pycache__`` folders beside the modules): how many there are, and how many are
     older than their module's source (numba recompiles those on first use)."""
-    from flexmb.compiled.warm import cached_kernel_files
+    from flexmb.warm import cached_kernel_files
     if os.environ.get("NUMBA_CACHE_DIR"):
         return f"in NUMBA_CACHE_DIR={os.environ['NUMBA_CACHE_DIR']} (not inspected)"
     index = cached_kernel_files("nbi")
@@ -61,7 +61,7 @@ def _source_is_newer(index_file: str) -> bool:
 
 def cmd_info(_args) -> int:
     import flexmb
-    from flexmb.solvers import linalg
+    from flexmb import linalg
     print(f"flexmb {flexmb.__version__} on Python {platform.python_version()} ({platform.machine()})")
     for pkg in ("numpy", "scipy", "numba", "meshio", "h5py", "tqdm"):
         print(f"  {pkg:14s} {_version(pkg)}")
@@ -83,7 +83,7 @@ def cmd_info(_args) -> int:
 
 def cmd_compile_kernels(args) -> int:
     """``flexmb compile-kernels``: compile the numba kernels into the disk cache (one-time)."""
-    from flexmb.compiled.warm import clean_cache, compile_kernels
+    from flexmb.warm import clean_cache, compile_kernels
     if args.clean:
         print(f"removed {clean_cache()} cached kernel files", flush=True)
     print("compiling flexmb's kernels (once per installation; later runs load them from the cache) ...", flush=True)

@@ -12,6 +12,7 @@ import numpy as np
 from . import rotations as rot
 from .bodies.base import Body
 from .errors import ModelError, NonFiniteError
+from .io.arrays import RAW_ARRAYS
 from .io.series import SeriesAccess, SeriesMap
 from .io.summary import succeeded, summary
 from .joints.base import Joint, point3
@@ -350,7 +351,7 @@ class Result(SeriesAccess):
         ``contact.nodes``.
 
         The force sums every contact force on the contactor (zero when apart; the ``contactor_forces`` of
-        the element's contact groups, flexmb/contact/mesh.py). The point is a node's position, or a
+        the element's contact groups, flexmb/contact/spheres.py, triangles.py). The point is a node's position, or a
         sphere's centre minus its radius along the force -- the contact normal of a single touch, the
         resultant's direction for several -- and the centre when no force acts. Each saved state is
         evaluated with the history saved with it, as in :meth:`contact_force`."""
@@ -443,10 +444,8 @@ class Result(SeriesAccess):
                              "cannot be evaluated")
 
     # -- persistence -----------------------------------------------------
-    ARRAYS = ("t", "q", "v", "vd", "lam", "work_nc", "work_drivers", "history")
-    """Saved arrays; ``history`` (n, n_history) holds, per saved time, the history of the force elements
-    after that step was accepted (Assembly.history: crash elements' plastic state, springs' winding, contact
-    approach speeds and broad phase), zero-padded when its length changes (sphere clouds)."""
+    ARRAYS = RAW_ARRAYS
+    """Saved arrays (``flexmb.io.arrays.RAW_ARRAYS``)."""
 
     def __post_init__(self):
         if self.history is None:
@@ -654,13 +653,3 @@ def _check_system(res: Result, system, source: str) -> None:
         raise ModelError(f"{source!r} holds {res.q.shape[1]} coordinates and {res.lam.shape[1]} constraint rows "
                          f"per saved time, but system {system.name!r} has {asm.nq} and {asm.m}: "
                          "load it with the system that produced it")
-
-
-def stack_rows(rows, width: int = 0) -> np.ndarray:
-    """History rows (1-D, lengths may differ) as one (n, max length) array, zero-padded on the right
-    (Assembly.set_history ignores the padding); ``width`` is the least number of columns."""
-    n = max([width] + [np.size(r) for r in rows])
-    out = np.zeros((len(rows), n))
-    for i, r in enumerate(rows):
-        out[i, :np.size(r)] = r
-    return out

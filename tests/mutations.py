@@ -52,7 +52,7 @@ def _decline_compiled_evaluation(mp: pytest.MonkeyPatch) -> None:
 
 
 def _switch_cholmod_off(mp: pytest.MonkeyPatch) -> None:
-    from flexmb.solvers import linalg
+    from flexmb import linalg
     mp.setattr(linalg, "_cholmod_enabled", False)
     mp.setattr(linalg, "set_cholmod", lambda enabled: False)
 

@@ -7,7 +7,7 @@ import re
 import numba
 
 from flexmb.cli import main
-from flexmb.compiled import warm
+from flexmb import warm
 
 
 def info(capsys) -> str:

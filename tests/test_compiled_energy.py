@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import flexmb as fm
-from flexmb.compiled.warm import _models
+from flexmb.warm import _models
 from flexmb.contact import ClearanceJoint, HuntCrossley, LankaraniNikravesh, LinearSpringDamper, SphereSphereContact
 
 RTOL = 1e-12

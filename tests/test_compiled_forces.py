@@ -1,4 +1,4 @@
-"""The compiled force kernels (flexmb/compiled/forces.py) on their own: every scalar measure's gradient,
+"""The compiled force kernels (flexmb/compiled/measures.py, forces.py, contact.py) on their own: every scalar measure's gradient,
 rate and Hessian against central differences on rigid and flexible body pairs, the scalar-force helper
 against its formula, and the compiled contact laws against the numpy laws of flexmb/contact/laws.py.
 (Through the assembly the same kernels are checked by tests/test_jacobians.py.)"""
@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from flexmb import rotations as rot
+from flexmb.compiled import contact as cc
 from flexmb.compiled import forces as cf
+from flexmb.compiled import measures as cm
 from flexmb.contact.laws import hysteresis_force, linear_force
 
 rng = np.random.default_rng(3)
@@ -30,7 +32,7 @@ def pair(mi, mj, n=3):
 def shapes(code, mi, mj, n):
     """Random attachment shapes of the slots of measure ``code`` on flexible sides."""
     shp = np.zeros((n, 4, 3, max(mi, mj)))
-    for k, side in enumerate(cf.SLOTS[code]):
+    for k, side in enumerate(cm.SLOTS[code]):
         m = mi if side == 0 else mj
         shp[:, k, :, :m] = 0.3 * rng.standard_normal((n, 3, m))
     return shp
@@ -40,12 +42,12 @@ def evaluate(code, q, v, gather, vec, shp, mi, mj, ref):
     """``(x, x_dot, gradient, Hessian)`` of all instances."""
     n, nx = gather.shape
     x, xd, J, H = np.empty(n), np.empty(n), np.empty((n, nx)), np.empty((n, nx, nx))
-    assert cf.measure_kernel(code, q, v, gather, vec, shp, cf.sides_of(code), mi, mj, ref, True, x, xd, J, H) == -1
+    assert cm.measure_kernel(code, q, v, gather, vec, shp, cm.sides_of(code), mi, mj, ref, True, x, xd, J, H) == -1
     return x, xd, J, H
 
 
 @pytest.mark.parametrize("modes", [(0, 0), (2, 0), (0, 3), (2, 3)])
-@pytest.mark.parametrize("code", [cf.LENGTH, cf.ANGLE, cf.AXIAL, cf.TWIST, cf.CLEARANCE])
+@pytest.mark.parametrize("code", [cm.LENGTH, cm.ANGLE, cm.AXIAL, cm.TWIST, cm.CLEARANCE])
 def test_measure_derivatives_match_finite_differences(code, modes):
     mi, mj = modes
     q, v, gather, vec, _ = pair(mi, mj)
@@ -62,7 +64,7 @@ def test_measure_derivatives_match_finite_differences(code, modes):
         assert np.allclose((xp - xm) / (2 * eps), J[:, c], rtol=1e-6, atol=1e-7)
         assert np.allclose((Jp - Jm) / (2 * eps), H[:, :, c], rtol=1e-5, atol=1e-6)
     assert np.allclose(H, H.transpose(0, 2, 1), atol=1e-12)
-    if code == cf.ANGLE:
+    if code == cm.ANGLE:
         assert np.all(np.abs(x - ref) <= np.pi)
 
 
@@ -73,7 +75,7 @@ def test_length_without_direction_is_reported():
     q[nx + 10:nx + 14] = q[nx + 3:nx + 7]
     vec[1, 1] = vec[1, 0]
     x, xd, J, H = np.empty(2), np.empty(2), np.empty((2, nx)), np.empty((0, nx, nx))
-    assert cf.measure_kernel(cf.LENGTH, q, v, gather, vec, shp, cf.sides_of(cf.LENGTH), 0, 0, np.zeros(2), False,
+    assert cm.measure_kernel(cm.LENGTH, q, v, gather, vec, shp, cm.sides_of(cm.LENGTH), 0, 0, np.zeros(2), False,
                              x, xd, J, H) == 1
 
 
@@ -82,12 +84,12 @@ def test_scalar_force_helper_is_the_formula(cK):
     """Through the spring kernel (f = k (x - x0) + c x_dot, f_x = k, f_xd = c)."""
     q, v, gather, vec, shp = pair(0, 0, n=4)
     ref = np.zeros(4)
-    x, xd, J, H = evaluate(cf.AXIAL, q, v, gather, vec, shp, 0, 0, ref)
+    x, xd, J, H = evaluate(cm.AXIAL, q, v, gather, vec, shp, 0, 0, ref)
     k, c, x0 = rng.uniform(0.5, 2.0, (3, 4))
     cC = 0.3
     n, nx = J.shape
     r, blk, x2, xd2 = np.empty((n, nx)), np.empty((n, nx, nx)), np.empty(n), np.empty(n)
-    assert cf.spring_kernel(cf.AXIAL, q, v, gather, vec, shp, cf.sides_of(cf.AXIAL), 0, 0, ref, k, c, x0, cK, cC, True,
+    assert cf.spring_kernel(cm.AXIAL, q, v, gather, vec, shp, cm.sides_of(cm.AXIAL), 0, 0, ref, k, c, x0, cK, cC, True,
                             x2, xd2, r, blk) == -1
     f = k * (x - x0) + c * xd
     Hv = np.einsum("nxy,ny->nx", H, v[gather])
@@ -102,11 +104,11 @@ def test_compiled_laws_match_the_numpy_laws():
     dd = rng.uniform(-2.0, 2.0, 200)
     vm = rng.uniform(0.0, 2.0, 200)
     which = rng.integers(0, 3, 200)
-    kind = np.array([cf.HYSTERESIS, cf.HYSTERESIS, cf.LINEAR])
+    kind = np.array([cc.HYSTERESIS, cc.HYSTERESIS, cc.LINEAR])
     K, n, h = np.array([1e6, 2e5, 1e5]), np.array([1.5, 1.0, 1.0]), np.array([0.3, 0.2, 0.0])
     v_min, c = np.array([1e-3, 0.5, 1.0]), np.array([0.0, 0.0, 40.0])
     F, dF, dFd = np.zeros(200), np.zeros(200), np.zeros(200)
-    cf.law_kernel(kind, K, n, h, v_min, c, which, d, dd, vm, F, dF, dFd)
+    cc.law_kernel(kind, K, n, h, v_min, c, which, d, dd, vm, F, dF, dFd)
     hy = which < 2
     w = which[hy]
     ref = hysteresis_force(K[w], n[w], h[w], v_min[w], d[hy], dd[hy], vm[hy])

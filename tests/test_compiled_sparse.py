@@ -14,7 +14,7 @@ import pytest
 
 import flexmb as fm
 from flexmb.solvers import compiled_step as cs
-from flexmb.solvers.linalg import DENSE_LIMIT
+from flexmb.linalg import DENSE_LIMIT
 
 AGREE = 1e-10
 
@@ -169,7 +169,7 @@ def test_sphere_clouds_take_the_compiled_evaluation(monkeypatch, n):
     and contact-onset location on: the compiled evaluation (equations + one narrow-phase kernel call per contact
     group) gives the same trajectory, onset cuts, Newton counts, contact work and history (broad-phase state,
     approach speeds) as the general assembly with the numpy narrow phase."""
-    from flexmb.contact.mesh import _Group
+    from flexmb.contact.candidates import CandidateGroup
     s = _spheres(n)
     asm = s.compile()
     assert (asm.nq + asm.m > DENSE_LIMIT) == (n == 64) and cs.CompiledEvaluation.qualifies(asm)
@@ -177,7 +177,7 @@ def test_sphere_clouds_take_the_compiled_evaluation(monkeypatch, n):
     fast = fm.simulate(s, t_end=0.01, h=1e-4)
     _took_compiled_evaluation(fast)
     _general(monkeypatch)
-    monkeypatch.setattr(_Group, "use_kernel", False)
+    monkeypatch.setattr(CandidateGroup, "use_kernel", False)
     ref = fm.simulate(_spheres(n), t_end=0.01, h=1e-4)
     _took_general_path(ref)
     assert fast.t.shape == ref.t.shape and np.max(np.abs(fast.t - ref.t)) < 1e-12

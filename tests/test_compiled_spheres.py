@@ -13,7 +13,8 @@ import pytest
 
 import flexmb as fm
 from flexmb.contact import LankaraniNikravesh, LinearSpringDamper
-from flexmb.contact.mesh import PlaneGroup, SphereCloudContact, SphereGroup
+from flexmb.contact.mesh import SphereCloudContact
+from flexmb.contact.spheres import PlaneGroup, SphereGroup
 from flexmb.groups import EvalState
 from flexmb.joints.kernels import extend
 
@@ -172,10 +173,10 @@ def test_compiled_step_end_equals_the_numpy_one(monkeypatch, energy):
     state, approach speeds) and statistics; the contact work of the energy balance (``candidate_power``) to 1e-12
     relative (another order of summation). The broad-phase gaps are computed in another order of operations for
     rotated bodies (equal to round-off, ~1e-18 m, far from any skin boundary here)."""
-    from flexmb.contact.mesh import _Group
+    from flexmb.contact.candidates import CandidateGroup
     runs = []
     for fused in (True, False):
-        monkeypatch.setattr(_Group, "fused_accept", fused)
+        monkeypatch.setattr(CandidateGroup, "fused_accept", fused)
         s = _moving_lid_cloud()
         res = fm.simulate(s, t_end=4e-3, h=5e-5, energy=energy)
         groups = [g for g in s.compile().families if isinstance(g, (SphereGroup, PlaneGroup))]
@@ -274,10 +275,10 @@ def test_compiled_step_end_of_flexible_sphere_clouds(monkeypatch):
     """Sphere clouds on flexible bodies through the compiled step end: bit for bit the numpy step end's trajectory,
     Newton counts and history (the candidates' attachment shapes fill the kernel arrays; the broad phase places the
     spheres with the modes)."""
-    from flexmb.contact.mesh import _Group
+    from flexmb.contact.candidates import CandidateGroup
     runs = []
     for fused in (True, False):
-        monkeypatch.setattr(_Group, "fused_accept", fused)
+        monkeypatch.setattr(CandidateGroup, "fused_accept", fused)
         s = _flexible_cloud()
         runs.append((fm.simulate(s, t_end=3e-3, h=1e-4, energy=False), s.compile()))
     (a, asm), (b, _) = runs

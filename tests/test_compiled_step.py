@@ -138,7 +138,7 @@ def test_specialized_step_equals_the_universal_step(monkeypatch):
     trajectories, multipliers and energies bit for bit (any difference would be a term or order that changed).
     The model is the warm-up's pendulum, whose specialized step ``flexmb compile-kernels`` compiles."""
     from flexmb.compiled import blocks, specialization
-    from flexmb.compiled.warm import pendulum
+    from flexmb.warm import pendulum
     runs = {}
     for variant in ("universal", "specialized"):
         monkeypatch.setattr(specialization, "variant", variant)
@@ -216,7 +216,7 @@ def test_a_run_announces_the_step_it_compiles(monkeypatch, tmp_path, capsys):
     from numba import config
 
     from flexmb.compiled import blocks, specialization
-    from flexmb.compiled.warm import pendulum
+    from flexmb.warm import pendulum
     monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(specialization, "variant", "auto")
     res = fm.simulate(pendulum(), 0.01, 1e-3, progress=False)
@@ -552,7 +552,7 @@ def test_contact_friction_takes_the_compiled_step(monkeypatch):
 def test_compiled_friction_laws_equal_the_friction_table():
     """The compiled step's friction laws (forces.friction_coefficient) against FrictionTable.coefficient (numpy)
     over slip speeds through the dead zone, the ramp and beyond: the same formulas, 1e-14 relative (rounding)."""
-    from flexmb.compiled.forces import friction_coefficient
+    from flexmb.compiled.contact import friction_coefficient
     from flexmb.contact import BrownMcPhee, CoulombRamp
     from flexmb.contact.friction import FrictionTable
     laws = [CoulombRamp(0.3, 0.05), CoulombRamp(0.3, 0.05, 0.01), CoulombRamp(0.2, 0.02, shape="tanh"),

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from flexmb.solvers import linalg
+from flexmb import linalg
 
 
 def spd(n, seed=0):

@@ -18,7 +18,7 @@ import pytest
 
 import flexmb as fm
 from flexmb.solvers import generalized_alpha as ga
-from flexmb.solvers.linalg import DENSE_LIMIT
+from flexmb.linalg import DENSE_LIMIT
 
 T_END = 1.0
 STEPS = (2.5e-3, 1.25e-3, 6.25e-4)

@@ -11,7 +11,7 @@ import pytest
 import flexmb as fm
 from flexmb.contact.laws import LankaraniNikravesh
 from flexmb.errors import ModelError
-from flexmb.io.shapes import inertia_box
+from flexmb.bodies.shapes import inertia_box
 from verification.examples.paraview_pendulum import LENGTH, TIP_RADIUS, pendulum
 
 vtk = pytest.importorskip("vtk")

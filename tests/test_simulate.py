@@ -167,7 +167,7 @@ def test_solution_identical_without_cholmod(monkeypatch):
     Skipped only where scikit-sparse is missing, and failed then on CI."""
     import os
 
-    from flexmb.solvers import linalg
+    from flexmb import linalg
     if linalg.cholmod_import_error():
         if os.environ.get("CI") == "true":
             pytest.fail(f"CI must run the CHOLMOD backend: scikit-sparse does not import ({linalg.cholmod_import_error()})")
@@ -218,7 +218,7 @@ def test_free_body_gyroscopic_rotation_keeps_unit_parameters():
 def test_heavy_bodies_beside_light_ones_start():
     """A 1e4 kg house turning on a driven revolute, a 1e4 kg boom fixed to it and a 10 kg pendulum: the start's
     mass/constraint matrix (inertias up to 8e6 kg m^2 beside unit constraint rows) has a pivot ratio of 1e-15
-    unless its constraint rows are scaled (solvers/linalg.py solve_saddle_scaled), and it used to be refused as
+    unless its constraint rows are scaled (flexmb/linalg.py solve_saddle_scaled), and it used to be refused as
     a singular configuration. Check: the driven house turns at the driver's rate 0.1 t (rad/s)."""
     import numpy as np
     s = fm.System(gravity=(0.0, -9.81, 0.0))

@@ -70,7 +70,7 @@ def test_recorded_case_times_name_existing_cases():
     """Every entry of verification/case_costs.json names a case of a registered suite (a stale name would
     silently lose its ordering hint), and case labels are unique within a suite."""
     from verification import SUITES, costs
-    from verification.framework import case_label, suite_cases
+    from verification import case_label, suite_cases
     labels = set()
     for suite in SUITES:
         names = [case_label(c) for c in suite_cases(suite, quick=False)]

@@ -10,8 +10,8 @@ import pytest
 
 matplotlib.use("Agg")
 
-from verification import SUITES  # noqa: E402
-from verification.framework import case_label, run_case, suite_cases  # noqa: E402
+from verification import SUITES, case_label, suite_cases  # noqa: E402
+from verification.framework import run_case  # noqa: E402
 
 FULL_ONLY = [(suite, case) for suite in SUITES for case in suite_cases(suite, quick=False)
              if getattr(case, "slow", False)]

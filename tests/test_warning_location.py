@@ -1,5 +1,5 @@
 """flexmb's run warnings name the user's line (the ``fm.simulate(...)`` call), not a frame inside flexmb: a fixed
-``stacklevel`` pointed at flexmb/solvers/linalg.py ('return run(system, *args, **kwargs)', the BLAS-threads
+``stacklevel`` pointed at flexmb/linalg.py ('return run(system, *args, **kwargs)', the BLAS-threads
 decorator) for EnergyBalanceWarning and at flexmb/solvers/simulate.py for RedundantConstraintWarning."""
 import warnings
 

@@ -16,6 +16,8 @@ import json
 import sys
 from pathlib import Path
 
+from . import case_label, suite_cases
+
 COSTS_FILE = Path(__file__).with_name("case_costs.json")
 DEFAULT_COST = 5.0
 """Seconds assumed for a case without a measured time (about the median case)."""
@@ -32,7 +34,6 @@ def load() -> dict[str, float]:
 def record(results_json: str | Path) -> dict[str, float]:
     """Write ``case_costs.json`` from a results.json of a full (not quick) run; returns the costs. Cases are
     matched to their labels by position (results keep each suite's case order)."""
-    from .framework import case_label, suite_cases
     doc = json.loads(Path(results_json).read_text())
     costs = {}
     for suite, entry in doc["suites"].items():

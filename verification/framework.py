@@ -14,7 +14,6 @@ from __future__ import annotations
 import base64
 import datetime as _dt
 import html
-import importlib
 import io
 import json
 import math
@@ -29,6 +28,8 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+
+from . import case_label, suite_cases
 
 FIGURE_DPI = 96          # keeps a full report (tens of figures) at a few MB
 
@@ -185,18 +186,6 @@ def _num(v):
 # ----------------------------------------------------------------------------------------------
 # running
 # ----------------------------------------------------------------------------------------------
-def suite_cases(name: str, quick: bool) -> list[Callable]:
-    """The case functions of suite ``name`` (without the slow ones when ``quick``)."""
-    from . import SUITES
-    module = importlib.import_module(SUITES[name])
-    return [case for case in module.CASES if not (quick and getattr(case, "slow", False))]
-
-
-def case_label(case: Callable) -> str:
-    """The name a case function is shown under before it has run (its result names it after)."""
-    return getattr(case, "__name__", "case").replace("_", "-")
-
-
 def _error_text(exc: BaseException) -> str:
     """First line ``Type: message``, then the innermost frames, where the failure is."""
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-4))

@@ -16,7 +16,7 @@ import numpy as np
 from .. import checks
 from .. import rotations as rot
 from ..errors import ModelError
-from ..io.shapes import rigid_geometry
+from .shapes import rigid_geometry
 from .base import Body
 
 __all__ = ["RigidBody", "PointMass", "RigidBodyGroup"]
@@ -129,7 +129,7 @@ class RigidBody(Body):
     ``geometry`` is only drawn (ParaView export, ``Result.export_paraview``): a ``(points (P, 3),
     triangles (T, 3))`` surface in body axes from the centre of mass (m), or a primitive
     ``{"box": (lx, ly, lz)}``, ``{"sphere": r}`` or ``{"cylinder": (r, length)}`` (axis z) with an
-    optional ``"center"`` (flexmb.io.shapes). Without it the export draws the uniform box of the same
+    optional ``"center"`` (flexmb.bodies.shapes). Without it the export draws the uniform box of the same
     mass and principal moments.
     """
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .forces import friction_coefficient
+from .contact import friction_coefficient
 from .rotations import rotation_matrix
 
 
@@ -206,7 +206,7 @@ def contact_kernel(qe, ve, gather, axis, S, R, K, c, nexp, ka, ca, mu_over_s, dm
 @njit(cache=True)
 def evaluate_pairs(qe, ve, gather, axis, S, R, K, c, nexp, ka, ca, fkind, fpar, cK, cC, want_blocks, r, blk, parts):
     """:func:`slip_kernel`, the built-in friction laws at ``|v_t|`` (``fkind``/``fpar`` per pair as
-    ``FrictionTable.kind``/``p``, -1: no friction; :func:`flexmb.compiled.forces.friction_coefficient`, the same
+    ``FrictionTable.kind``/``p``, -1: no friction; :func:`flexmb.compiled.contact.friction_coefficient`, the same
     formulas as ``FrictionTable.coefficient``), then :func:`contact_kernel` (residual ``r`` (n, 10), blocks ``blk``
     and ``parts`` (n, 9)) for every pair in one call."""
     n = gather.shape[0]

@@ -1,13 +1,13 @@
-"""Compiled narrow phase of sphere clouds and point-plane contacts (flexmb/contact/mesh.py ``SphereGroup``,
+"""Compiled narrow phase of sphere clouds and point-plane contacts (flexmb/contact/spheres.py ``SphereGroup``,
 ``PlaneGroup``; docs/theory-contact.md §8).
 
 :func:`candidate_kernel` evaluates every broad-phase candidate of one group in one call: its scalar measure
-through :func:`flexmb.compiled.forces.measure_one`, the penetration ``delta = offset - x`` and its rate
+through :func:`flexmb.compiled.measures.measure_one`, the penetration ``delta = offset - x`` and its rate
 ``-x_dot``, and (``want_forces``) the normal force of its law at the trial approach speed
-(:func:`~flexmb.compiled.forces.trial_speed`, ``hysteresis_one``, ``linear_one``), the residual ``-F grad x`` and,
+(:func:`~flexmb.compiled.contact.trial_speed`, ``hysteresis_one``, ``linear_one``), the residual ``-F grad x`` and,
 with ``want_blocks``, the exact block ``cK (grad x (F_delta grad x + F_delta_dot H v)^T - F H) + cC F_delta_dot grad x
-grad x^T`` (:func:`~flexmb.compiled.forces.scalar_force_one` with ``f = -F``; gradient and Hessian from
-:func:`~flexmb.compiled.forces.measure_one`, only for the candidates with a force), summed into the body-pair slots of
+grad x^T`` (:func:`~flexmb.compiled.measures.scalar_force_one` with ``f = -F``; gradient and Hessian from
+:func:`~flexmb.compiled.measures.measure_one`, only for the candidates with a force), summed into the body-pair slots of
 the group's Newton blocks (broadphase.SlotMap: slot ``a`` of each candidate and, for a pair without a coupled slot,
 also the self slot ``b`` of its second body). The measures:
 
@@ -36,8 +36,8 @@ import numpy as np
 from numba import njit
 
 from . import pairs as kp
-from .forces import (BAD_LENGTH, HYSTERESIS, LENGTH, LINEAR, hysteresis_one, linear_one, measure_one,
-                     scalar_force_one, trial_speed, workspace)
+from .contact import HYSTERESIS, LINEAR, hysteresis_one, linear_one, trial_speed
+from .measures import BAD_LENGTH, LENGTH, measure_one, scalar_force_one, workspace
 from .rotations import jacobian_B, rotation_matrix
 
 

@@ -80,8 +80,9 @@ import numpy as np
 from numba import njit
 
 from .flexible import energy as flexible_energy
-from .forces import (ANGLE, contact_friction, contact_kernel, loads_kernel, measure_kernel, motor_kernel,
-                     spring_kernel)
+from .contact import contact_friction, contact_kernel
+from .forces import loads_kernel, motor_kernel, spring_kernel
+from .measures import ANGLE, measure_kernel
 from .flexible import evaluate as flexible_evaluate
 from .joints import (_angle_hess, _angle_rows, _coordinate_hess, _coordinate_rows, _distance_hess,
                      _distance_rows, _dot1_hess, _dot1_rows, _dot2_hess, _dot2_rows, _point_hess, _point_rows)
@@ -96,7 +97,7 @@ CONVERGED, NONFINITE_RESIDUAL, SINGULAR, NONFINITE_INCREMENT, NO_CONVERGENCE = 0
 """Outcome codes of :func:`alpha_step`."""
 
 PIVOT_RATIO_MIN = 1e-14
-"""Smallest |pivot| ratio of a factorization accepted as regular (as flexmb.solvers.linalg's dense LU)."""
+"""Smallest |pivot| ratio of a factorization accepted as regular (as flexmb.linalg's dense LU)."""
 
 
 # -- dense LU of a mostly-zero matrix -------------------------------------------------------------------------
@@ -145,7 +146,7 @@ def lu_factor(A, piv):
 @njit(cache=True)
 def saddle_scale(A, nq, cscale, d, order):
     """Scale the saddle-point matrix ``A`` in place to ``D A D`` and write the scale vector ``d``, as
-    ``flexmb.solvers.linalg.saddle_scale`` (solve ``D A D y = D b``, ``x = D y``): coordinate ``k`` gets
+    ``flexmb.linalg.saddle_scale`` (solve ``D A D y = D b``, ``x = D y``): coordinate ``k`` gets
     ``cscale[k]`` (``Assembly.inertia_scale``, powers of two), a constraint row the power of two nearest
     ``1 / max_j |A_ij d_j|`` over the coordinate columns ``j`` (1 for a zero row); row and column k of ``A``
     belong to unknown ``order[k]`` (a coordinate when below ``nq``)."""

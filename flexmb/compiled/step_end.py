@@ -25,8 +25,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .forces import (HYSTERESIS, contact_friction, contact_kernel, hysteresis_one, linear_one, measure_kernel,
-                     trial_speed)
+from .contact import HYSTERESIS, contact_friction, contact_kernel, hysteresis_one, linear_one, trial_speed
+from .measures import measure_kernel
 from .step import _contact_group, _extended, rope_terms
 
 ONSET, STEP_CHANGE, BAD_CONTACT = 10, 11, 12

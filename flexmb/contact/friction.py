@@ -18,7 +18,7 @@ finite at ``s = 0``, where every law here is linear in the slip velocity):
 Neither law has a state of its own: they are memoryless, so a "held" load creeps at ``s*`` (the price of a
 regularized law; a bristle model would need a per-pair state, see the theory note).
 
-**Kernel** (``friction_kernel`` of flexmb/compiled/forces.py). The friction force acts at the contact point X on body b (and the
+**Kernel** (``friction_kernel`` of flexmb/compiled/contact.py). The friction force acts at the contact point X on body b (and the
 reaction at X on body a), opposite to the tangential slip velocity of the material points of b and a that
 coincide with X, rolling terms ``omega x r`` included:
 

@@ -43,6 +43,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import ModelError, SingularConfigurationError
+from ..linalg import SingularMatrixError, solve_saddle_scaled
 from .laws import ContactLaw
 
 __all__ = ["Impulsive", "ImpactEvent", "Impacts"]
@@ -205,7 +206,6 @@ class Impacts:
 
     def _solve(self, S, C, Mv, b, target) -> tuple[np.ndarray, np.ndarray]:
         """Eq. (1) for the rows ``C`` (k, nq) with right-hand side ``target`` (= C v+); returns ``(v+, rho)``."""
-        from ..solvers.linalg import SingularMatrixError, solve_saddle_scaled
         asm = self.asm
         nq, m, k = asm.nq, asm.m, C.shape[0]
         Ce = np.hstack([C, np.zeros((k, m))])

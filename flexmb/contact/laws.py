@@ -38,7 +38,7 @@ from ..checks import scalar
 from ..compiled import lazy_module
 from ..errors import ModelError, NonFiniteError
 
-cf = lazy_module("flexmb.compiled.forces")   # numba loads with the first evaluation, not at import
+cf = lazy_module("flexmb.compiled.contact")   # numba loads with the first evaluation, not at import
 
 __all__ = ["ContactLaw", "HysteresisLaw", "LankaraniNikravesh", "HuntCrossley", "Flores", "LinearSpringDamper",
            "ApproachSpeeds", "LawTable", "hysteresis_force", "linear_force", "linear_restitution",

@@ -1,7 +1,7 @@
 """Contact pairs between bodies: sphere-plane, sphere-sphere and the revolute clearance joint
 (docs/theory-contact.md §4-§6).
 
-Each pair measures a scalar ``x(q)`` (the compiled measures of flexmb/compiled/forces.py) and has the
+Each pair measures a scalar ``x(q)`` (the compiled measures of flexmb/compiled/measures.py) and has the
 penetration ``delta = sign (offset - x)``:
 
 * sphere-plane: ``x = n . (c - P)``, the height of the sphere centre c above the plane (point P, unit
@@ -37,7 +37,8 @@ from .duration import effective_mass, lever, pair_mass, shortest_duration
 from .friction import FrictionLaw, FrictionTable
 from .laws import ApproachSpeeds, ContactLaw, LawTable
 
-cf = lazy_module("flexmb.compiled.forces")   # numba loads with the first evaluation, not at import
+cf = lazy_module("flexmb.compiled.contact")   # numba loads with the first evaluation, not at import
+cm = lazy_module("flexmb.compiled.measures")
 
 __all__ = ["SpherePlaneContact", "SphereSphereContact", "ClearanceJoint", "ContactGroup", "CONTACT_TYPES",
            "build_groups"]
@@ -244,7 +245,7 @@ class ContactGroup(ElementGroup):
         if any(c.geometry != self.geometry for c in contacts):
             raise ModelError("ContactGroup: all pairs of a group must be of one geometry kind")
         self.measure = ScalarSpringGroup(first.measure_kind, [c.primitive() for c in contacts], nq)
-        self.code = cf.MEASURES["clearance" if self.geometry == "clearance" else first.measure_kind]
+        self.code = cm.MEASURES["clearance" if self.geometry == "clearance" else first.measure_kind]
         self._ref = np.zeros(self.n)
         nx = self.measure.gather.shape[1]
         self._J, self._H0 = np.empty((self.n, nx)), np.empty((0, nx, nx))     # scratch of value-only calls
@@ -270,7 +271,7 @@ class ContactGroup(ElementGroup):
         """Measures ``x`` (m) and rates (n,) of all pairs (one compiled call)."""
         m = self.measure
         x, xd = np.empty(self.n), np.empty(self.n)
-        self._check(cf.measure_kernel(self.code, qe, ve, self.gather, m.vecs, m.shps, m.sides, *m.n_modes, self._ref,
+        self._check(cm.measure_kernel(self.code, qe, ve, self.gather, m.vecs, m.shps, m.sides, *m.n_modes, self._ref,
                                       False, x, xd, self._J, self._H0), x)
         return x, xd
 
@@ -441,7 +442,7 @@ class ContactGroup(ElementGroup):
         vecs = np.ascontiguousarray(np.broadcast_to(m.vecs, (nt, *m.vecs.shape))).reshape(nt * n, 4, 3)
         shps = np.ascontiguousarray(np.broadcast_to(m.shps, (nt, *m.shps.shape))).reshape(nt * n, *m.shps.shape[1:])
         x, xd = np.empty(nt * n), np.empty(nt * n)
-        bad = cf.measure_kernel(self.code, qe.reshape(-1), ve.reshape(-1), gather, vecs, shps, m.sides, *m.n_modes,
+        bad = cm.measure_kernel(self.code, qe.reshape(-1), ve.reshape(-1), gather, vecs, shps, m.sides, *m.n_modes,
                                 np.zeros(nt * n), False, x, xd, np.empty((nt * n, nx)), self._H0)
         if bad >= 0:
             self._check(bad % n, x.reshape(nt, n)[bad // n])

@@ -29,7 +29,7 @@ from flexmb.fem.assembly import BlockAssembler
 from flexmb.fem.elements import ElementKernel, ElementProperties, kernel_class
 from flexmb.fem.materials import Material
 from flexmb.fem.sections import BeamSection, SectionArrays
-from flexmb.solvers.linalg import SingularMatrixError, factorize
+from flexmb.linalg import SingularMatrixError, factorize
 
 CHUNK_BYTES = 8 * 2**20
 """Target size of the element matrices of one chunk, bytes."""
@@ -334,7 +334,7 @@ class FEModel:
         """Linear static displacements ``u`` (ndof,) or (ndof, k) for loads ``f`` (N, N m).
 
         Fixed and inactive dofs get zero displacement. The factorization of the reduced
-        stiffness (CHOLMOD or SuperLU via :func:`flexmb.solvers.linalg.factorize`) is kept
+        stiffness (CHOLMOD or SuperLU via :func:`flexmb.linalg.factorize`) is kept
         for further calls with the same supports.
         """
         f = np.asarray(f, dtype=float)

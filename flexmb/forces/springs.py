@@ -27,6 +27,7 @@ from ..joints.kernels import modal_counts, pair_columns, stack_shapes
 from .base import ForceElement
 
 cf = lazy_module("flexmb.compiled.forces")   # numba loads with the first evaluation, not at import
+cm = lazy_module("flexmb.compiled.measures")
 
 __all__ = ["SpringDamper", "RotationalSpringDamper", "Bushing", "ScalarSpringGroup", "build_groups"]
 
@@ -190,8 +191,8 @@ class ScalarSpringGroup(ElementGroup):
         names = _VECTORS[measure]
         self.vec = {k: np.array([p.vectors[k] for p in prims], dtype=float).reshape(self.n, 3) for k in names}
         self.shape = stack_shapes(prims, names, self.n_modes)
-        self.code = cf.MEASURES[measure]
-        self.sides = cf.sides_of(self.code)
+        self.code = cm.MEASURES[measure]
+        self.sides = cm.sides_of(self.code)
         # packed for the kernels: vectors (n, 4, 3) and shapes (n, 4, 3, max m) per slot
         self.vecs = np.zeros((self.n, 4, 3))
         self.shps = np.zeros((self.n, 4, 3, max(self.n_modes)))
@@ -215,7 +216,7 @@ class ScalarSpringGroup(ElementGroup):
     def values(self, qe, ve) -> tuple[np.ndarray, np.ndarray]:
         """Measures ``x`` (length m, angle rad, axial m or twist rad) and their rates (n,) of all instances."""
         x, xd = np.empty(self.n), np.empty(self.n)
-        self._check(cf.measure_kernel(self.code, qe, ve, self.gather, self.vecs, self.shps, self.sides, *self.n_modes,
+        self._check(cm.measure_kernel(self.code, qe, ve, self.gather, self.vecs, self.shps, self.sides, *self.n_modes,
                                       self.angle_ref, False, x, xd, self._J, self._H0), x)
         return x, xd
 

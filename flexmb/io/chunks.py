@@ -44,6 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ModelError, OutputError, OutputLockedError, UnsafeFileError
+from .arrays import stack_rows
 from .fingerprint import first_difference, parameters
 from .safe import checked_npz, is_temporary_name, write_with
 
@@ -150,7 +151,6 @@ def read_chunks(directory) -> dict[str, np.ndarray]:
     """Concatenate every chunk of an output directory, checked whole (ModelError naming the directory and
     the problem): chunks numbered 0, 1, ... without a gap, each continuing the previous one's rows and belonging
     to the run of meta.json, times increasing strictly from ``t_start``, and every row the saved state counts."""
-    from ..results import stack_rows
     d = Path(directory)
     if not d.is_dir():
         raise ModelError(f"output directory {str(d)!r} does not exist")
@@ -504,7 +504,6 @@ class ChunkWriter:
     def flush(self, state: dict | None = None) -> None:
         """Write the buffered rows as a chunk, then ``state`` (this order: see the module docstring);
         OutputError when a write fails (the writer then writes nothing more)."""
-        from ..results import stack_rows
         if self.failed:
             return
         try:

@@ -26,8 +26,9 @@ from typing import Iterable
 
 import numpy as np
 
+from .._version import installed_version
 from ..errors import ModelError, OutputError
-from ..results import Result
+from .arrays import RAW_ARRAYS
 from .safe import ReadBudget, atomic_write, check_hdf5_dataset, hdf5_child
 from .series import SeriesAccess, SeriesInfo, SeriesMap, catalog, escape, select, to_dataframe, unescape, write_csv
 from .summary import succeeded, summary
@@ -36,7 +37,6 @@ __all__ = ["FORMAT", "FORMAT_VERSION", "SavedResult", "write_result", "read_save
 
 FORMAT = "flexmb-result"
 FORMAT_VERSION = 1
-RAW = Result.ARRAYS
 
 
 def _strings(values: Iterable[str]) -> np.ndarray:
@@ -57,7 +57,6 @@ def write_result(res, path) -> Path:
     at ``path`` is kept)."""
     import h5py
 
-    from .. import __version__
     p = Path(path)
     if res.system is None:
         raise ModelError(f"cannot write {str(p)!r}: an HDF5 result file labels its series with the bodies and "
@@ -68,7 +67,7 @@ def write_result(res, path) -> Path:
     values = {name: np.asarray(compute(), dtype=float) for name, (_, compute) in entries.items()}  # before writing
     try:
         with atomic_write(p, "result file") as tmp, h5py.File(tmp, "w") as f:    # renamed over p when complete
-            f.attrs.update({"format": FORMAT, "format_version": FORMAT_VERSION, "flexmb_version": __version__,
+            f.attrs.update({"format": FORMAT, "format_version": FORMAT_VERSION, "flexmb_version": installed_version(),
                             "system": system.name, "message": res.message,
                             "bodies": _strings(b.name for b in system.bodies),
                             "joints": _strings(j.name for j in system.joints),
@@ -80,7 +79,7 @@ def write_result(res, path) -> Path:
                                  "description": info.description})
             raw = f.create_group("raw")
             raw.attrs.update({"nq": res.q.shape[1], "m": res.lam.shape[1]})
-            for k in RAW:
+            for k in RAW_ARRAYS:
                 raw.create_dataset(k, data=getattr(res, k), compression="gzip")
     except RuntimeError as exc:                # HDF5's write errors (disk full, file too large)
         raise OutputError(f"cannot write the result file {str(p)!r}: {exc}; any previous file there is "
@@ -154,14 +153,14 @@ def _data(f, path: str, p: Path, budget: ReadBudget) -> np.ndarray:
 def _raw(f, p: Path, budget: ReadBudget) -> dict[str, np.ndarray]:
     """The raw arrays of the open result file ``f`` (ModelError naming ``p`` when some are missing)."""
     raw = _node(f, "raw", p)
-    missing = [k for k in RAW if raw.get(k, getlink=True) is None]
+    missing = [k for k in RAW_ARRAYS if raw.get(k, getlink=True) is None]
     if missing:
         raise ModelError(f"result file {str(p)!r} is incomplete: group 'raw' lacks {missing}")
-    return {k: _data(f, f"raw/{k}", p, budget) for k in RAW}
+    return {k: _data(f, f"raw/{k}", p, budget) for k in RAW_ARRAYS}
 
 
 def read_arrays(path) -> tuple[dict[str, np.ndarray], str]:
-    """The raw arrays (``Result.ARRAYS``) and the run's message of an HDF5 result file."""
+    """The raw arrays (``RAW_ARRAYS``) and the run's message of an HDF5 result file."""
     p = Path(path)
     with _open(p) as f:
         return _raw(f, p, ReadBudget(p, _WHAT)), str(f.attrs.get("message", ""))

@@ -8,7 +8,7 @@ One block per body, joint and contact, each an unstructured grid whose points mo
   beam meshes, ``section_forces`` (N, N m, as the element defines them); for 6-dof meshes
   ``rotation`` (small nodal rotation vector ``A Phi_r eta``, global, rad); a NonlinearBeam adds the
   cell field ``axial_force`` (N, tension positive);
-* rigid body: its ``geometry`` surface, else the box of equivalent inertia (flexmb.io.shapes), moved
+* rigid body: its ``geometry`` surface, else the box of equivalent inertia (flexmb.bodies.shapes), moved
   by ``R = r + A s``; point field ``velocity`` (m/s);
 * joint ``<name> (<kind> joint)``: one vertex at the joint point, carried by the second body (the
   first when the second is the ground) with the deformation at its site;
@@ -31,7 +31,7 @@ import numpy as np
 from .. import rotations as rot
 from ..errors import ModelError
 from .paraview import VTK_FROM_VOIGT
-from .shapes import inertia_box
+from ..bodies.shapes import inertia_box
 from .vtkhdf import Block, write_vtkhdf
 
 

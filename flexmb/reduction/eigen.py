@@ -1,7 +1,7 @@
 """Eigen-solutions ``K x = lambda M x`` of FE models (docs/theory-reduction.md §1).
 
 One factorization of the shifted matrix ``K - sigma M`` (CHOLMOD through
-:func:`flexmb.solvers.linalg.factorize`, SuperLU without it) serves both
+:func:`flexmb.linalg.factorize`, SuperLU without it) serves both
 
 * shift-invert Lanczos (scipy ``eigsh`` with the factorization as ``OPinv``; Ericsson & Ruhe,
   Math. Comp. 35 (1980) 1251-1268), and
@@ -25,7 +25,7 @@ import scipy.sparse.linalg as spla
 
 from flexmb.errors import ModelError
 from flexmb.reduction.interfaces import rigid_body_modes
-from flexmb.solvers.linalg import SingularMatrixError, factorize
+from flexmb.linalg import SingularMatrixError, factorize
 
 SHIFT_RTOL = 1e-10
 """Default shift of free problems: ``sigma = -SHIFT_RTOL * lambda_max``."""

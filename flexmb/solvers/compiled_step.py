@@ -19,16 +19,17 @@ import scipy.sparse as sp
 
 from ..bodies.flexible import FlexibleBody
 from ..bodies.rigid import RigidBody
-from ..contact.mesh import PlaneGroup, SphereGroup
+from ..compiled.measures import concat as _cat, pack_measures as _pack_measures
 from ..contact.pairs import ContactGroup
 from ..contact.rope import RopePulleyGroup, rope_second_derivatives
+from ..contact.spheres import PlaneGroup, SphereGroup
 from ..forces.applied import AppliedLoadGroup
 from ..forces.motor import DCMotorGroup
 from ..forces.particles import ParticleAnchorGroup, ParticleGroup, ParticleLinkGroup
 from ..forces.springs import ScalarSpringGroup
 from ..groups import EvalState
 from ..joints.kernels import ROWS, SLOTS, extend
-from .linalg import DENSE_LIMIT
+from ..linalg import DENSE_LIMIT
 
 __all__ = ["CompiledStep", "CompiledEvaluation", "StepBlock"]
 
@@ -632,28 +633,3 @@ def _plain_contacts(g) -> bool:
 def _plain_ropes(g) -> bool:
     """A rope-pulley group the compiled step evaluates: no friction or built-in friction laws."""
     return isinstance(g, RopePulleyGroup) and g.builtin
-
-
-def _cat(parts: list, dtype) -> np.ndarray:
-    """The arrays concatenated (an empty array of ``dtype`` for none)."""
-    return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
-
-
-def _pack_measures(groups: list, dense: list) -> tuple:
-    """Springs' and contacts' common part of the model: for ``(group, measure group, block handle)`` triples,
-    the table ``(code, n, nx, m_i, m_j, modes, offsets in gather, vectors, shapes, per-instance values, block
-    positions, 0)``, the flat gathers, scatters, vectors, shapes, sides, block positions, and the first
-    per-instance index of each group."""
-    tab, first = [], []
-    og = ov = osh = op = opos = 0
-    for g, m, _ in groups:
-        n, nx = g.gather.shape
-        sm = m.shps.shape[3]
-        tab.append((g.code, n, nx, m.n_modes[0], m.n_modes[1], sm, og, ov, osh, op, opos, 0))
-        first.append(op)
-        og, ov, osh, op, opos = og + n * nx, ov + 12 * n, osh + 12 * n * sm, op + n, opos + n * nx * nx
-    return (np.array(tab, dtype=np.int64).reshape(-1, 12), _cat([g.gather.reshape(-1) for g, _, _ in groups], np.int64),
-            _cat([g.scatter.reshape(-1) for g, _, _ in groups], np.int64),
-            _cat([m.vecs.reshape(-1) for _, m, _ in groups], float), _cat([m.shps.reshape(-1) for _, m, _ in groups], float),
-            np.array([m.sides for _, m, _ in groups], dtype=np.int64).reshape(-1, 4),
-            _cat([dense[h] for _, _, h in groups], np.int64), first)

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..compiled.stepping import apply_increment, corrected_rates, newton_rhs, newton_weights, predict
 from ..errors import ConvergenceError, ModelError
-from .linalg import DENSE_LIMIT, SingularMatrixError, factorize, saddle_scale, scaled
+from ..linalg import DENSE_LIMIT, SingularMatrixError, factorize, saddle_scale, scaled
 from .compiled_step import CompiledEvaluation, CompiledStep
 
 

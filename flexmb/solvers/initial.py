@@ -19,7 +19,7 @@ import scipy.linalg as sla
 from ..errors import (InconsistentInitialConditions, RedundantConstraintError,  # noqa: F401 (old import path)
                       RedundantConstraintWarning, SingularConfigurationError, user_stacklevel)
 from ..bodies import free_rotations
-from .linalg import SingularMatrixError, factorize, solve_saddle_scaled
+from ..linalg import SingularMatrixError, factorize, solve_saddle_scaled
 
 RANK_TOL = 1e-8
 """Relative pivot size below which a (row-normalized) constraint row counts as dependent."""

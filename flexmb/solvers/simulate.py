@@ -9,10 +9,11 @@ import numpy as np
 from ..contact.duration import default_contact_step
 from ..errors import FlexmbError, ModelError, SingularConfigurationError
 from ..io.chunks import releases_output
-from ..results import Result, stack_rows
+from ..io.arrays import stack_rows
+from ..results import Result
 from .generalized_alpha import AlphaParameters, StepState
 from .initial import consistent_start
-from .linalg import single_blas_thread_for_small_systems
+from ..linalg import single_blas_thread_for_small_systems
 from .options import METHODS, check_options
 from .progress import ProgressOption, RunProgress
 from .stepper import AlphaIntegrator

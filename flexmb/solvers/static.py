@@ -27,9 +27,10 @@ import scipy.sparse.linalg as spla
 
 from .. import checks
 from ..errors import ConvergenceError, ModelError
-from ..results import Result, stack_rows
+from ..io.arrays import stack_rows
+from ..results import Result
 from .initial import accelerations, handle_redundancy, project_positions, project_velocities
-from .linalg import SingularMatrixError, factorize, single_blas_thread_for_small_systems, solve_saddle_scaled
+from ..linalg import SingularMatrixError, factorize, single_blas_thread_for_small_systems, solve_saddle_scaled
 
 __all__ = ["static_equilibrium", "start_from_equilibrium"]
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..errors import SingularConfigurationError
 from .generalized_alpha import StepState
-from .linalg import SingularMatrixError, factorize, saddle_scale, scaled
+from ..linalg import SingularMatrixError, factorize, saddle_scale, scaled
 
 __all__ = ["consistent_step_end"]
 

@@ -5,7 +5,8 @@ the crash and impact metrics (peak force, contact duration, penetration, energy
 absorbed, peak acceleration in g, HIC15/HIC36)."""
 from . import metrics
 from .parameters import Cases, Grid, Samples
-from .study import Study, StudyError
+from .cases import StudyError
+from .study import Study
 from .table import StudyResult
 
 load_study = StudyResult.load

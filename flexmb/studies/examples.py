@@ -68,14 +68,16 @@ def ball_drop(params: dict):
     ``e`` (restitution, 0.8), ``m`` (kg, 4.5), ``R`` (m, 0.1), ``steps`` (steps per Hertz
     contact time, 100). The run lasts 1.5 Hertz contact times.
     """
-    import flexmb as fm
+    from ..bodies import RigidBody
+    from ..forces import UserForce
+    from ..system import System
     v, K = float(params["v"]), float(params["K"])
     e, m, R = float(params.get("e", 0.8)), float(params.get("m", 4.5)), float(params.get("R", 0.1))
-    s = fm.System(name="ball drop")
-    ball = s.add(fm.RigidBody(m, (0.4 * m * R * R,) * 3, position=(0.0, 0.0, R), velocity=(0.0, 0.0, -v),
-                              name="ball"))
+    s = System(name="ball drop")
+    ball = s.add(RigidBody(m, (0.4 * m * R * R,) * 3, position=(0.0, 0.0, R), velocity=(0.0, 0.0, -v),
+                           name="ball"))
     law = _Contact(K, e, v, R)
-    s.add(fm.UserForce(ball, law, jacobian=law.jacobian, name="contact"))
+    s.add(UserForce(ball, law, jacobian=law.jacobian, name="contact"))
     T = hertz_contact_time(m, v, K)
     return s, {"t_end": 1.5 * T, "h": T / float(params.get("steps", 100))}
 

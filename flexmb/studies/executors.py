@@ -1,6 +1,6 @@
 """Executors of a study: this process, a local process pool, or a Dask cluster.
 
-All three run the same module-level :func:`~flexmb.studies.study.run_case` on the
+All three run the same module-level :func:`~flexmb.studies.cases.run_case` on the
 same task and hand each finished row to the study (in completion order). A pool
 keeps only a small window of cases in flight, so an interrupt loses little and a
 crash is easy to place: when a worker process dies (a crash in native code,
@@ -23,7 +23,7 @@ from collections import deque
 
 from ..errors import InsecureConnectionWarning, UntrustedResultError
 from .parameters import param_hash
-from .study import StudyError, failure_row, run_case
+from .cases import StudyError, failure_row, run_case
 from .table import LEAD_COLUMNS, STATUS_COLUMNS
 
 __all__ = ["execute", "Progress", "check_scheduler_address"]

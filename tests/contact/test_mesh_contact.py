@@ -12,9 +12,9 @@ import scipy.sparse as sp
 
 import flexmb as fm
 from flexmb.contact import Flores, HuntCrossley, LankaraniNikravesh
-from flexmb.contact.mesh import (EDGE, FACE, VERTEX, ContactMarginWarning, NodeMeshContact, NodePlaneContact,
-                                 SphereCloudContact, SphereMeshContact, TriangleMesh, closest_point_on_triangles,
-                                 feature_measure)
+from flexmb.contact.mesh import (ContactMarginWarning, NodeMeshContact, NodePlaneContact, SphereCloudContact,
+                                 SphereMeshContact, TriangleMesh, closest_point_on_triangles)
+from flexmb.contact.surface import EDGE, FACE, VERTEX, feature_measure
 from flexmb.errors import MeshError, ModelError
 
 rng = np.random.default_rng(5)

@@ -21,7 +21,7 @@ from flexmb.fem.mesh import FEMesh, read_mesh
 from flexmb.fem.model import FEModel
 from flexmb.fem.sections import BeamSection
 from flexmb.reduction import normal_modes
-from flexmb.solvers.linalg import cholmod_available, cholmod_disabled
+from flexmb.linalg import cholmod_available, cholmod_disabled
 
 STEEL = Material(E=210e9, nu=0.3, rho=7850.0)
 SECTION = BeamSection.rectangle(0.02, 0.02)

@@ -2,7 +2,7 @@
 
 ``K x = lambda M x`` by LAPACK for small problems and by shift-invert Lanczos (scipy
 ``eigsh``, mode 3) otherwise (or when asked: ``method="lanczos"``), with the factorization of ``K - sigma M`` from
-``flexmb.solvers.linalg.factorize`` (CHOLMOD where available, else SuperLU). Kept separate from
+``flexmb.linalg.factorize`` (CHOLMOD where available, else SuperLU). Kept separate from
 ``flexmb.reduction`` on purpose: the frequency references then check the element matrices
 through a second, plain eigen-solver, and the reduction code is checked against the same
 numbers in the Craig-Bampton and rigid-mode cases.
@@ -14,7 +14,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from flexmb.solvers.linalg import factorize
+from flexmb.linalg import factorize
 
 DENSE_LIMIT = 600
 

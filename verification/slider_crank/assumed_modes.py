@@ -33,6 +33,7 @@ from .. import jets
 from ..jets import Jet
 from ..pinned_beam import PinnedBeam
 from . import models
+from .metrics import window_metrics
 
 
 def rod(K: int) -> PinnedBeam:
@@ -105,8 +106,7 @@ def stored() -> dict:
 
 
 def metrics(run: dict) -> dict[str, float]:
-    """The suite's window metrics of a run (cases.window_metrics: peaks over revolutions 2-3)."""
-    from .cases import window_metrics
+    """The suite's window metrics of a run (metrics.window_metrics: peaks over revolutions 2-3)."""
     return window_metrics(run["t"], run["mid"], run["axial"])
 
 

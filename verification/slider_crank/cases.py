@@ -37,6 +37,7 @@ from flexmb.solvers.initial import RedundantConstraintWarning
 
 from ..framework import CaseResult
 from . import assumed_modes, models
+from .metrics import WINDOW, peak, window_metrics
 
 STEP = 1e-4
 """Time step of the full runs (s): 76 steps per period of the first bending mode (829 rad/s)."""
@@ -56,7 +57,6 @@ and min -1.55297 / -1.55321 / -1.55273e-2; at h = 1e-4 s, 8 / 16 / 32 elements g
 REFERENCE_SOURCE = ("independent assumed-modes code of verification/slider_crank/assumed_modes.py (Lagrange's "
                     "equations, inextensible rod of 6 pinned-pinned sine modes with chord foreshortening, numpy/scipy; "
                     "stored in assumed_modes_reference.json) -- no trustworthy published number for this variant")
-WINDOW = (models.T_REV, models.T_END)
 
 _runs: dict = {}
 _galerkin_runs: dict = {}
@@ -65,28 +65,6 @@ _galerkin_runs: dict = {}
 # ----------------------------------------------------------------------------------------------
 # helpers
 # ----------------------------------------------------------------------------------------------
-def peak(t: np.ndarray, y: np.ndarray, lo: float = WINDOW[0], hi: float = WINDOW[1], sign: float = 1.0) -> float:
-    """Largest value of ``sign * y`` on [lo, hi], refined by a parabola through the largest sample
-    and its neighbours (uniform sampling); returned with the sign of ``y``."""
-    z = sign * np.asarray(y, dtype=float)
-    idx = np.flatnonzero((t >= lo - 1e-12) & (t <= hi + 1e-12))
-    i = idx[np.argmax(z[idx])]
-    best = z[i]
-    if 0 < i < z.size - 1:
-        y0, y1, y2 = z[i - 1], z[i], z[i + 1]
-        curv = y0 - 2.0 * y1 + y2
-        if curv < 0.0:
-            best = y1 - (y2 - y0) ** 2 / (8.0 * curv)
-    return float(sign * best)
-
-
-def window_metrics(t, mid, axial=None, axial_t=None) -> dict[str, float]:
-    out = {"mid_defl_over_L_max": peak(t, mid), "mid_defl_over_L_min": peak(t, mid, sign=-1.0)}
-    if axial is not None:
-        out["axial_force_max"] = peak(t if axial_t is None else axial_t, axial)
-    return out
-
-
 def _slice(res, sel: np.ndarray):
     return dataclasses.replace(res, t=res.t[sel], q=res.q[sel], v=res.v[sel], vd=res.vd[sel], lam=res.lam[sel],
                                work_nc=res.work_nc[sel], work_drivers=res.work_drivers[sel])

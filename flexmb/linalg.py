@@ -129,7 +129,7 @@ class _DenseLU(Factorization):
     backend = "dense LU"
 
     def __init__(self, A: np.ndarray):
-        from ..compiled.stepping import pivot_ratio
+        from .compiled.stepping import pivot_ratio
         self._lu, self._piv, info = _getrf(A, overwrite_a=False)
         ratio = pivot_ratio(self._lu)
         if info > 0 or not ratio > 1e-14:

@@ -19,7 +19,7 @@ __all__ = ["compile_kernels", "clean_cache", "cached_kernel_files"]
 def cached_kernel_files(ext: str) -> list[str]:
     """numba's cache files of flexmb with suffix ``ext`` (``"nbi"`` index, ``"nbc"`` machine code): the
     ``__pycache__`` folders beside flexmb's modules, where numba caches when the package is writable."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.abspath(__file__))
     return glob.glob(os.path.join(root, "**", "__pycache__", f"*.{ext}"), recursive=True)
 
 
@@ -28,7 +28,7 @@ def clean_cache() -> int:
     compiled forms (flexmb/compiled/specialization.py); returns the count of cache files.
     Needed after editing a helper module that other kernels call: numba checks only the source file of
     the kernel itself (docs/architecture.md §2)."""
-    from .specialization import KernelRecord
+    from .compiled.specialization import KernelRecord
     files = cached_kernel_files("nbi") + cached_kernel_files("nbc")
     for f in files:
         os.remove(f)
