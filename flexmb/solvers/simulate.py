@@ -273,14 +273,18 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
     # fixed-step runs on the compiled step take blocks of steps in one compiled call (solvers/compiled_step.py);
     # each row of a block carries its own element history, so blocks end neither at saved rows nor per step
     blocks = run.can_advance()
+    flush_steps = BLOCK_STEPS       # steps of about a writer's flush interval, at the rate of the last block
     loop0 = _time.perf_counter()
     try:
         while not run.done:
             t_before = run.state.t
             n = min(BLOCK_STEPS, reporter.next_step - step_count)
-            if writer is not None:
-                n = min(n, _steps_to_chunk(writer, step_count, save_every))
+            if writer is not None:      # a block ends where a chunk is full or a flush is due, as single steps
+                n = min(n, flush_steps, _steps_to_chunk(writer, step_count, save_every))
+            wall = _time.perf_counter() if writer is not None else 0.0
             block = run.advance(n) if blocks else None
+            if block is not None and writer is not None:
+                flush_steps = _steps_in(writer.flush_seconds, (_time.perf_counter() - wall) / block.n)
             if block is None:
                 s = run.step()
                 step_count += 1
@@ -359,6 +363,11 @@ def _steps_to_chunk(writer, step_count: int, save_every: int) -> int:
     rows, one every ``save_every`` steps): a block ends there, so chunks hold the rows single steps give them."""
     free = writer.chunk_steps - len(writer.buffer["t"])
     return max(1, free * save_every - step_count % save_every)
+
+
+def _steps_in(seconds: float, per_step: float) -> int:
+    """Steps of ``per_step`` seconds (s) each that take about ``seconds`` (s): 1 to ``BLOCK_STEPS``."""
+    return BLOCK_STEPS if per_step * BLOCK_STEPS <= seconds else max(1, int(seconds / per_step))
 
 
 def _check_switched_off(asm, s: StepState, tol: float) -> None:
