@@ -65,16 +65,48 @@ class _Rows:
         return self.buf[:self.n][s]
 
 
+class _HistoryRows:
+    """Element-history rows kept as the 2-D pieces they come in (a row of a single step, the rows of a block) and
+    stacked once at the end, zero-padded to the widest (a sphere cloud's history length changes with its
+    candidates; ``Assembly.set_history`` ignores the padding): a copy per piece, not a Python step per row."""
+
+    def __init__(self):
+        self.pieces: list[np.ndarray] = []
+        self.n = 0
+
+    def append(self, x) -> None:
+        self.extend(np.reshape(x, (1, -1)))
+
+    def extend(self, x: np.ndarray) -> None:
+        """Append the rows of ``x`` (k, width)."""
+        self.pieces.append(x)
+        self.n += len(x)
+
+    def __len__(self) -> int:
+        return self.n
+
+    def stacked(self, n: int, width: int) -> np.ndarray:
+        """The first ``n`` rows as one (n, at least ``width``) array."""
+        out = np.zeros((n, max([width] + [p.shape[1] for p in self.pieces])))
+        k = 0
+        for p in self.pieces:
+            m = min(len(p), n - k)
+            if m <= 0:
+                break
+            out[k:k + m, :p.shape[1]] = p[:m]
+            k += m
+        return out
+
+
 class _History:
     """In-memory history plus the optional chunk writer; each row carries the element history
-    (``asm.history()``) after the step was accepted (a list: its length can change, e.g. with a sphere
-    cloud's candidates)."""
+    (``asm.history()``) after the step was accepted."""
 
     def __init__(self, asm, writer=None):
         self.asm = asm
         self.writer = writer
         self.rows = {"t": _Rows(()), "q": _Rows((asm.nq,)), "v": _Rows((asm.nq,)), "vd": _Rows((asm.nq,)),
-                     "lam": _Rows((asm.m,)), "work_nc": _Rows(()), "work_drivers": _Rows(()), "history": []}
+                     "lam": _Rows((asm.m,)), "work_nc": _Rows(()), "work_drivers": _Rows(()), "history": _HistoryRows()}
         self._stateless = not asm.stateful
 
     def add(self, s: StepState, w_nc: float, w_drv: float, hist: np.ndarray | None = None) -> None:
@@ -108,9 +140,10 @@ class _History:
         for name, x in fields.items():
             r[name].extend(x)
         if block.history is not None:
-            hist = list(block.history[rows])
+            hist = block.history[rows]
         else:
-            hist = [_NO_HISTORY if self._stateless else self.asm.history()] * rows.size
+            now = _NO_HISTORY if self._stateless else self.asm.history()
+            hist = np.broadcast_to(now, (rows.size, now.size))
         r["history"].extend(hist)
         if self.writer is not None:
             self.writer.extend(**fields, history=hist)
@@ -118,8 +151,7 @@ class _History:
     def result(self, system, stats, message, redundant, prefix=None) -> Result:
         n = min(map(len, self.rows.values()))     # a Ctrl-C inside add() leaves a row half appended
         width = self.asm.history().size
-        arrays = {k: ((np.zeros((n, width)) if self._stateless else stack_rows(v[:n], width)) if k == "history"
-                      else np.array(v[:n])) for k, v in self.rows.items()}
+        arrays = {k: v.stacked(n, width) if k == "history" else np.array(v[:n]) for k, v in self.rows.items()}
         if prefix is not None:
             arrays = {k: stack_rows([*prefix[k], *arrays[k]]) if k == "history" else
                       np.concatenate([prefix[k], arrays[k]]) if arrays[k].size else prefix[k] for k in arrays}
