@@ -184,3 +184,16 @@ def test_an_output_run_of_blocks_stopped_between_blocks_resumes_to_the_uninterru
     full = fm.simulate(winding_wheel(), 10.0, H)
     assert_same_run(res, full)
     assert np.array_equal(read_chunks(run)["t"], full.t)
+
+
+def test_the_bar_moves_at_most_every_refresh_interval(monkeypatch, capsys):
+    """progress=True with a clock advanced by hand: reports 0.1 s apart draw the bar every second one
+    (REFRESH_S = 0.2 s), and close draws the end."""
+    now = [0.0]
+    rep = progress_module.RunProgress(True, 0.0, 0.0, 1.0, 0, clock=lambda: now[0])
+    for k in range(1, 6):
+        now[0] = 0.1 * k + 1e-9
+        rep.report(0.1 * k, 100 * k)
+    assert progress_module.REFRESH_S == 0.2 and rep.draws == 2
+    rep.close(1.0, 1000)
+    assert rep.draws == 3 and "t = 1/1 s" in capsys.readouterr().err
