@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -111,8 +112,11 @@ def main(argv=None) -> int:
     p.add_argument("--repeat", type=int, default=15, help="interleaved runs per case (best taken)")
     p.add_argument("--out", default=str(Path(__file__).parent / "results" / "cliffs.json"))
     args = p.parse_args(argv)
+    load_before = os.getloadavg()[0]
     result = measure(args.T, args.h, args.repeat)
-    print(f"pendulum, h = {args.h:g} s, T = {args.T:g} s, save_every = 1, best of {args.repeat}:")
+    result["load_average_1min"] = [load_before, os.getloadavg()[0]]     # before and after: other jobs' share
+    print(f"pendulum, h = {args.h:g} s, T = {args.T:g} s, save_every = 1, best of {args.repeat} "
+          f"(load average {result['load_average_1min'][0]:.1f} -> {result['load_average_1min'][1]:.1f}):")
     for p in PASSES:
         print(f" {p} compiled step form:")
         for c, r in result[p]["cases"].items():
