@@ -38,8 +38,9 @@ def run_block(n_steps, times, sizes, h_b, h_state, h_nominal, h_max, h_contact, 
     the driven instances ``driven`` (their positions in the model's ``drive``, (2, n)) at each step's end,
     ``load_values`` (n_steps, loads, 3) the applied loads' vectors there, ``voltage_values`` (n_steps, motors)
     the motors' supply voltages; row k of ``out_sref`` (when it has rows: models with angle springs or contact
-    pairs) gets the springs' unwrapping references after step k, the element history of that row; ``q_tol`` the coordinates' absolute tolerances when ``use_q_tol``
-    (:func:`~flexmb.compiled.stepping.newton_weights`); ``h_state`` (1,) the integrator's step ``h`` (s).
+    pairs) gets the springs' unwrapping references after step k, the element history of that row; ``q_tol``
+    the coordinates' absolute tolerances when ``use_q_tol`` (:func:`~flexmb.compiled.stepping.newton_weights`);
+    ``h_state`` (1,) the integrator's step ``h`` (s).
 
     Without ``contact_steps`` the block ends after ``n_steps`` or at a step that fails (its Newton counts included
     in ``stats``). With ``contact_steps`` (a model with contact pairs, flexmb/compiled/step_end.py): the steps
@@ -48,9 +49,9 @@ def run_block(n_steps, times, sizes, h_b, h_state, h_nominal, h_max, h_contact, 
     (contact pairs, then rope-pulley pairs: ``step_end.penetrations``) exceeds ``-contact_tol``, the doubling back to ``h_nominal`` after a shorter step, kept in ``h_state``),
     before a step whose free-flight prediction or Newton result starts a contact (``locate``; onsets later than
     ``aim_min`` into the step), and at a pair without a normal; the contacts' step-end work (friction and
-    damping power, the approach-speed history ``dyn`` moved on, ``pen`` updated) is done after each step and
-    row k of ``out_dyn`` gets the contacts' history ``(speed, in_contact, last_rate)``; Newton counts are those of accepted steps (the integrator takes a
-    discarded attempt again and counts it then).
+    damping power, the approach-speed history ``dyn`` moved on, ``pen`` updated) is done after each step and row k
+    of ``out_dyn`` gets the contacts' history ``(speed, in_contact, last_rate)``; Newton counts are those of
+    accepted steps (the integrator takes a discarded attempt again and counts it then).
 
     Returns ``(steps taken, code)``: ``CONVERGED`` when it took ``n_steps``, else a failure
     code of ``alpha_step``, ``ONSET``, ``STEP_CHANGE`` or ``BAD_CONTACT``. ``last_a`` gets the algorithmic

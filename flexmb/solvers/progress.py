@@ -5,10 +5,11 @@
 step from the step rate measured since its last report (a bar refreshes at most every ``REFRESH_S`` seconds
 of wall time, a callback is called at most every ``CALLBACK_S`` seconds and once at the end, the automatic
 mode looks again about every ``RECHECK_S`` seconds). Blocks of compiled steps are not cut for a report
-but where the next one is due (about ``REFRESH_S`` or ``CALLBACK_S`` seconds of steps). ``progress=None`` (the default) shows the bar when stderr is a terminal and
-the run, extrapolated from its first ``DECIDE_STEPS`` steps or ``DECIDE_S`` seconds, is predicted to
-need more than ``AUTO_S`` seconds in all (docs/guide.md, "Progress and Ctrl-C"); drivers that show
-their own progress (``flexmb verify``) turn that off with :func:`set_automatic`.
+but where the next one is due (about ``REFRESH_S`` or ``CALLBACK_S`` seconds of steps). ``progress=None``
+(the default) shows the bar when stderr is a terminal and the run, extrapolated from its first
+``DECIDE_STEPS`` steps or ``DECIDE_S`` seconds, is predicted to need more than ``AUTO_S`` seconds in all
+(docs/guide.md, "Progress and Ctrl-C"); drivers that show their own progress (``flexmb verify``) turn that off
+with :func:`set_automatic`.
 """
 from __future__ import annotations
 
