@@ -121,8 +121,13 @@ def run_flexmb(n: int, t_end: float, h: float, law: str, margin_factor: float = 
     def progress(t, t_end_):
         stamps.append(time.perf_counter())
 
+    from flexmb.solvers import progress as reporter
+    every, reporter.CALLBACK_S = reporter.CALLBACK_S, 0.0      # a time stamp after every step (default: every 0.1 s)
     t_call = time.perf_counter()
-    res = fm.simulate(s, t_end, h, rho_inf=RHO_INF, energy=False, contact_tol=np.inf, progress=progress)
+    try:
+        res = fm.simulate(s, t_end, h, rho_inf=RHO_INF, energy=False, contact_tol=np.inf, progress=progress)
+    finally:
+        reporter.CALLBACK_S = every
     t_done = time.perf_counter()
     steps = int(res.stats["steps"])
     per_step = (stamps[-1] - stamps[0]) / (len(stamps) - 1)

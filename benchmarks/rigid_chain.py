@@ -90,8 +90,7 @@ def run_flexmb(n: int, t_end: float, h: float) -> dict:
     c_done = time.process_time()
     steps = int(res.stats["steps"])
     # the time-stepping loop (res.stats["loop_s"]): start-up (compile, consistent start) excluded, as
-    # Exudyn's SolveSteps; no per-step progress callback (it would cost a Python call per step and stop
-    # fixed-step rigid runs from taking blocks of steps in one compiled call)
+    # Exudyn's SolveSteps
     loop = float(res.stats["loop_s"])
     per_step = loop / steps
     tip = res.position(tip_body, local_point=(L / 2, 0.0, 0.0))[-1]

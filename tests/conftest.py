@@ -25,3 +25,11 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     while _MUTATION:
         _MUTATION.pop().undo()
+
+
+@pytest.fixture
+def progress_every_step(monkeypatch):
+    """A ``progress=`` callback called after every accepted step (``CALLBACK_S = 0``; the default is at most every
+    0.1 s of wall time), for tests that stop a run at a chosen step from its callback."""
+    from flexmb.solvers import progress
+    monkeypatch.setattr(progress, "CALLBACK_S", 0.0)

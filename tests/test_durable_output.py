@@ -23,6 +23,8 @@ from test_rerun_state import crush_cart  # noqa: E402
 
 TOL = 1e-12
 
+pytestmark = pytest.mark.usefixtures("progress_every_step")    # callbacks stop runs at chosen steps
+
 
 class Interrupt(KeyboardInterrupt):
     pass
@@ -95,6 +97,8 @@ import flexmb as fm
 import flexmb.io.chunks
 from test_durable_output import winding_wheel_long
 flexmb.io.chunks.FLUSH_SECONDS = 0.05        # chunks by wall time, often, so the kill comes early in the run
+import flexmb.solvers.progress
+flexmb.solvers.progress.CALLBACK_S = 0.0    # the log gets every step
 s, kw = winding_wheel_long()
 log = open(sys.argv[2], "w")                 # a file, not a pipe: a pipe nobody reads would block the run
 fm.simulate(s, **kw, output=sys.argv[1], chunk_steps=10 ** 6,

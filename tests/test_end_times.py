@@ -193,6 +193,7 @@ def test_contact_run_lands_on_t_end(monkeypatch, general):
     assert steps[-1] >= 0.5 * 1e-4                          # no sliver
 
 
+@pytest.mark.usefixtures("progress_every_step")     # its callback stops the run at a chosen step
 def test_resumed_run_continues_the_grid(tmp_path):
     """A run interrupted after 1,300 steps of 1e-4 s and resumed from its output directory continues the rows
     ``k h`` (the grid of its start, flexmb/solvers/stepper.py ``_start_grid``) and ends on t_end exactly, with the rows

@@ -31,6 +31,8 @@ from flexmb.io.chunks import LOCK_NAME, read_chunks
 H, T_END = 1e-3, 0.1
 """Step (s) and end (s) of the small runs: 101 saved rows, chunks of 10 rows, in well under a second."""
 
+pytestmark = pytest.mark.usefixtures("progress_every_step")    # callbacks stop runs at chosen steps
+
 
 def pendulum(k: float = 2.0, g: float = 9.81, mass: float = 1.0, length: float = 0.5, name: str = "pendulum"):
     """A pendulum on a revolute with a rotational spring (stiffness ``k``, N m/rad) at its pin."""

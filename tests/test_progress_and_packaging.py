@@ -90,7 +90,9 @@ def test_progress_false_is_silent_on_a_terminal(monkeypatch):
     assert sys.stderr.getvalue() == ""
 
 
-def test_progress_callback_sees_every_accepted_step():
+@pytest.mark.usefixtures("progress_every_step")
+def test_progress_callback_sees_every_accepted_step_when_called_without_pause():
+    """``CALLBACK_S = 0``: the callback after every step (the default pause: tests/test_no_cliffs.py)."""
     seen = []
     res = fm.simulate(pendulum(), 0.05, 1e-3, progress=lambda t, t_end: seen.append((t, t_end)))
     assert len(seen) == res.stats["steps"] == 50
@@ -107,6 +109,7 @@ def test_bad_progress_is_refused_by_name(bad):
 
 # -- Ctrl-C ---------------------------------------------------------------------------------------
 
+@pytest.mark.usefixtures("progress_every_step")     # its callback stops the run at a chosen step
 def test_keyboard_interrupt_carries_the_partial_result_without_output():
     def ctrl_c_at_40_ms(t, t_end):
         if t >= 0.04 - 1e-12:

@@ -108,6 +108,7 @@ def test_an_unknown_series_name_lists_the_names(run, tmp_path, which):
 
 # -- success and message ------------------------------------------------------------------------
 
+@pytest.mark.usefixtures("progress_every_step")     # its callback stops the run at a chosen step
 def test_a_completed_run_succeeds_and_an_interrupted_one_says_why():
     res = fm.simulate(double_pendulum(), 0.05, 1e-3, progress=False)
     assert res.success is True and res.message == "completed"
@@ -123,6 +124,7 @@ def test_a_completed_run_succeeds_and_an_interrupted_one_says_why():
     assert "success: False" in repr(partial)
 
 
+@pytest.mark.usefixtures("progress_every_step")     # its callback stops the run at a chosen step
 def test_a_run_read_from_its_chunks_succeeds_only_when_it_reached_t_end(tmp_path):
     fm.simulate(double_pendulum(), 0.02, 1e-3, output=tmp_path / "whole", progress=False)
     whole = fm.load_result(tmp_path / "whole")

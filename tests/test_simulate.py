@@ -112,6 +112,7 @@ def test_adaptive_steps_meet_tolerance():
     assert np.abs(models.rod_angle(res, b1) - th1).max() < 10 * 1e-4
 
 
+@pytest.mark.usefixtures("progress_every_step")     # its callback stops the run at a chosen step
 def test_chunks_survive_interrupt_and_resume(tmp_path):
     s, l1, l2 = api_script()
     full = fm.simulate(s, 0.2, 1e-3)

@@ -37,8 +37,10 @@ def run_block(n_steps, times, sizes, h_b, h_state, h_nominal, h_max, h_contact, 
     rows switched off as redundant (``off_rows``). ``drive_values`` (n_steps, 2, len(driven)) are f and f'' of
     the driven instances ``driven`` (their positions in the model's ``drive``, (2, n)) at each step's end,
     ``load_values`` (n_steps, loads, 3) the applied loads' vectors there, ``voltage_values`` (n_steps, motors)
-    the motors' supply voltages; ``q_tol`` the coordinates' absolute tolerances when ``use_q_tol``
-    (:func:`~flexmb.compiled.stepping.newton_weights`); ``h_state`` (1,) the integrator's step ``h`` (s).
+    the motors' supply voltages; row k of ``out_sref`` (when it has rows: models with angle springs or contact
+    pairs) gets the springs' unwrapping references after step k, the element history of that row; ``q_tol``
+    the coordinates' absolute tolerances when ``use_q_tol`` (:func:`~flexmb.compiled.stepping.newton_weights`);
+    ``h_state`` (1,) the integrator's step ``h`` (s).
 
     Without ``contact_steps`` the block ends after ``n_steps`` or at a step that fails (its Newton counts included
     in ``stats``). With ``contact_steps`` (a model with contact pairs, flexmb/compiled/step_end.py): the steps
@@ -47,10 +49,9 @@ def run_block(n_steps, times, sizes, h_b, h_state, h_nominal, h_max, h_contact, 
     (contact pairs, then rope-pulley pairs: ``step_end.penetrations``) exceeds ``-contact_tol``, the doubling back to ``h_nominal`` after a shorter step, kept in ``h_state``),
     before a step whose free-flight prediction or Newton result starts a contact (``locate``; onsets later than
     ``aim_min`` into the step), and at a pair without a normal; the contacts' step-end work (friction and
-    damping power, the approach-speed history ``dyn`` moved on, ``pen`` updated) is done after each step and
-    row k of ``out_sref``/``out_dyn`` gets the springs' unwrapping references and the contacts' history
-    ``(speed, in_contact, last_rate)``; Newton counts are those of accepted steps (the integrator takes a
-    discarded attempt again and counts it then).
+    damping power, the approach-speed history ``dyn`` moved on, ``pen`` updated) is done after each step and row k
+    of ``out_dyn`` gets the contacts' history ``(speed, in_contact, last_rate)``; Newton counts are those of
+    accepted steps (the integrator takes a discarded attempt again and counts it then).
 
     Returns ``(steps taken, code)``: ``CONVERGED`` when it took ``n_steps``, else a failure
     code of ``alpha_step``, ``ONSET``, ``STEP_CHANGE`` or ``BAD_CONTACT``. ``last_a`` gets the algorithmic
@@ -131,8 +132,9 @@ def run_block(n_steps, times, sizes, h_b, h_state, h_nominal, h_max, h_contact, 
         else:
             out_pnc[k], out_pdrv[k] = 0.0, 0.0
         out_off[k] = switched_off_violation(q, off_rows, model[1], model[3]) if off_rows.size else 0.0
-        if contact_steps:
+        if out_sref.shape[0]:                          # the springs' history of every row (angle springs)
             copy_references(springs, out_sref[k])
+        if contact_steps:
             for i in range(nc):
                 out_dyn[k, 0, i] = speed[i]
                 out_dyn[k, 1, i] = 1.0 if in_contact[i] else 0.0

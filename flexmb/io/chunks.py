@@ -501,6 +501,11 @@ class ChunkWriter:
         for k in FIELDS:
             self.buffer[k].append(np.asarray(row[k], dtype=float))
 
+    def extend(self, **rows) -> None:
+        """Append k rows at once: each field an array (k, ...) of rows, ``history`` a sequence of k vectors."""
+        for k in FIELDS:
+            self.buffer[k].extend(rows[k] if k == "history" else np.asarray(rows[k], dtype=float))
+
     def flush(self, state: dict | None = None) -> None:
         """Write the buffered rows as a chunk, then ``state`` (this order: see the module docstring);
         OutputError when a write fails (the writer then writes nothing more)."""

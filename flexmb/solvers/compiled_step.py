@@ -44,7 +44,7 @@ class StepBlock:
         self.n, self.t, self.q, self.v, self.vd, self.lam = n, t, q, v, vd, lam
         self.a_last, self.p_nc, self.p_drv, self.off, self.failed = a_last, p_nc, p_drv, off, failed
         self.work_nc = self.work_drivers = None     # filled by AlphaIntegrator.advance
-        self.history = None     # blocks of contact models: the element history after each step (asm.history())
+        self.history = None     # the element history after each step (asm.history() rows) of a model that keeps one
 
 
 class CompiledStep:
@@ -178,7 +178,7 @@ class CompiledStep:
         tab, gather, scatter, vec, shp, sides, pos, first = _pack_measures([(g, g, h) for g, h in groups], dense)
         self._refs = [(g, slice(a, a + g.n)) for (g, _), a in zip(groups, first)]
         self._sref = np.zeros(int(sum(g.n for g, _ in groups)))
-        # element history that a block moves on: the energy check of a saved row must see it at that row
+        # element history that a block moves on: each row of a block carries its own (run_block's out_sref)
         self.keeps_history = any(g.measure == "angle" for g, _ in groups)
         k, c, x0 = (_cat([getattr(g, a) for g, _ in groups], float) for a in ("k", "c", "x0"))
         return tab, gather, scatter, vec, shp, k, c, x0, self._sref, sides, pos
@@ -363,7 +363,7 @@ class CompiledStep:
         out = (np.empty(n), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, m)), np.empty(n),
                np.empty(n), np.empty(n))
         pen = np.zeros(0) if pen is None else pen
-        sref = np.empty((n if contact_steps else 0, self._sref.size))
+        sref = np.empty((n if contact_steps or self.keeps_history else 0, self._sref.size))   # history per row
         dyn = self._dynamic() if dyn is None else dyn
         hist = np.empty((n if contact_steps else 0, 3, dyn[0].size))      # contact pairs' history (ropes have none)
         a_last, stats, h_state = s.a.copy(), np.zeros(2), np.array([f(h)])
@@ -400,15 +400,18 @@ class CompiledStep:
             energy: bool) -> tuple[StepBlock, int, int]:
         """Fixed steps from state ``s`` in one compiled call, ending at ``times`` (s), of sizes ``sizes`` (s)
         (:func:`~flexmb.solvers.step_times.step_times`); returns the block, Newton iterations and factorizations.
-        The drivers' functions are evaluated here, at the end times of the steps; a block ends before a step whose
-        driver function fails (the general step then raises its error)."""
+        A model whose springs keep history (angle springs) gets it after each step (``block.history``); the groups'
+        history is that of the last row. The drivers' functions are evaluated here, at the end times of the steps;
+        a block ends before a step whose driver function fails (the general step then raises its error)."""
         values, loads, volts, n = self._sample_inputs(list(times))
         self._load_history()
         h = float(sizes[0])
-        k, code, out, _, _, a_last, stats, _ = self._block(s, times[:n], sizes[:n], h, h, params, tol, max_iter,
-                                                           (self.driven, values, loads, volts), energy, h_max=h)
+        k, code, out, sref, hist, a_last, stats, _ = self._block(s, times[:n], sizes[:n], h, h, params, tol, max_iter,
+                                                                 (self.driven, values, loads, volts), energy, h_max=h)
         self._store_history()
         block = StepBlock(k, *(x[:k] for x in out[:5]), a_last, *(x[:k] for x in out[5:]), code != self.CONVERGED)
+        if k and self.keeps_history:
+            block.history = self._history_rows(sref[:k], hist[:k])
         return block, int(stats[0]), int(stats[1])
 
     # -- blocks of models with contact pairs (flexmb/compiled/step_end.py) ---------------------------------------

@@ -22,8 +22,9 @@ from .watch import EnergyWatch, check_rotation_resolution, energy_sample_every
 __all__ = ["simulate", "METHODS", "BLOCK_STEPS"]
 
 BLOCK_STEPS = 500
-"""Most steps taken in one compiled call by runs that can (fixed steps, models of bodies and joints:
-flexmb/solvers/compiled_step.py); the progress reporter and the saved rows see them after the call."""
+"""Most steps taken in one compiled call by runs that can (fixed steps, models on the compiled step:
+flexmb/solvers/compiled_step.py); the progress reporter, the saved rows and an output directory see them after
+the call."""
 
 
 def _params(method: str, rho_inf: float, beta: float | None, gamma: float | None) -> AlphaParameters:
@@ -65,16 +66,48 @@ class _Rows:
         return self.buf[:self.n][s]
 
 
+class _HistoryRows:
+    """Element-history rows kept as the 2-D pieces they come in (a row of a single step, the rows of a block) and
+    stacked once at the end, zero-padded to the widest (a sphere cloud's history length changes with its
+    candidates; ``Assembly.set_history`` ignores the padding): a copy per piece, not a Python step per row."""
+
+    def __init__(self):
+        self.pieces: list[np.ndarray] = []
+        self.n = 0
+
+    def append(self, x) -> None:
+        self.extend(np.reshape(x, (1, -1)))
+
+    def extend(self, x: np.ndarray) -> None:
+        """Append the rows of ``x`` (k, width)."""
+        self.pieces.append(x)
+        self.n += len(x)
+
+    def __len__(self) -> int:
+        return self.n
+
+    def stacked(self, n: int, width: int) -> np.ndarray:
+        """The first ``n`` rows as one (n, at least ``width``) array."""
+        out = np.zeros((n, max([width] + [p.shape[1] for p in self.pieces])))
+        k = 0
+        for p in self.pieces:
+            m = min(len(p), n - k)
+            if m <= 0:
+                break
+            out[k:k + m, :p.shape[1]] = p[:m]
+            k += m
+        return out
+
+
 class _History:
     """In-memory history plus the optional chunk writer; each row carries the element history
-    (``asm.history()``) after the step was accepted (a list: its length can change, e.g. with a sphere
-    cloud's candidates)."""
+    (``asm.history()``) after the step was accepted."""
 
     def __init__(self, asm, writer=None):
         self.asm = asm
         self.writer = writer
         self.rows = {"t": _Rows(()), "q": _Rows((asm.nq,)), "v": _Rows((asm.nq,)), "vd": _Rows((asm.nq,)),
-                     "lam": _Rows((asm.m,)), "work_nc": _Rows(()), "work_drivers": _Rows(()), "history": []}
+                     "lam": _Rows((asm.m,)), "work_nc": _Rows(()), "work_drivers": _Rows(()), "history": _HistoryRows()}
         self._stateless = not asm.stateful
 
     def add(self, s: StepState, w_nc: float, w_drv: float, hist: np.ndarray | None = None) -> None:
@@ -96,26 +129,30 @@ class _History:
                                history=hist)
 
     def add_block(self, block, rows: np.ndarray) -> None:
-        """The rows ``rows`` of a block of steps taken in one compiled call (no chunk writer: blocks run only
-        without one), each with its own history when the block carries one per row, else with the element
-        history as it is now (as :meth:`add` row by row)."""
+        """The rows ``rows`` of a block of steps taken in one compiled call, each with its own element history
+        (``block.history``) when the model keeps one that moves (angle springs, contacts), else with the
+        element history as it is now, which the block left unchanged (as :meth:`add` row by row); the chunk
+        writer, if any, gets them too."""
         if rows.size == 0:
             return
         r = self.rows
-        for name, x in (("t", block.t), ("q", block.q), ("v", block.v), ("vd", block.vd), ("lam", block.lam),
-                        ("work_nc", block.work_nc), ("work_drivers", block.work_drivers)):
-            r[name].extend(x[rows])
-        if block.history is not None:               # rows that carry their own history (contact blocks)
-            r["history"].extend(block.history[rows])
+        fields = {"t": block.t[rows], "q": block.q[rows], "v": block.v[rows], "vd": block.vd[rows],
+                  "lam": block.lam[rows], "work_nc": block.work_nc[rows], "work_drivers": block.work_drivers[rows]}
+        for name, x in fields.items():
+            r[name].extend(x)
+        if block.history is not None:
+            hist = block.history[rows]
         else:
-            hist = _NO_HISTORY if self._stateless else self.asm.history()
-            r["history"].extend([hist] * rows.size)
+            now = _NO_HISTORY if self._stateless else self.asm.history()
+            hist = np.broadcast_to(now, (rows.size, now.size))
+        r["history"].extend(hist)
+        if self.writer is not None:
+            self.writer.extend(**fields, history=hist)
 
     def result(self, system, stats, message, redundant, prefix=None) -> Result:
         n = min(map(len, self.rows.values()))     # a Ctrl-C inside add() leaves a row half appended
         width = self.asm.history().size
-        arrays = {k: ((np.zeros((n, width)) if self._stateless else stack_rows(v[:n], width)) if k == "history"
-                      else np.array(v[:n])) for k, v in self.rows.items()}
+        arrays = {k: v.stacked(n, width) if k == "history" else np.array(v[:n]) for k, v in self.rows.items()}
         if prefix is not None:
             arrays = {k: stack_rows([*prefix[k], *arrays[k]]) if k == "history" else
                       np.concatenate([prefix[k], arrays[k]]) if arrays[k].size else prefix[k] for k in arrays}
@@ -173,8 +210,9 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
     ``h_contact=math.inf`` sets no limit.
     ``progress``: True shows a bar on stderr (tqdm: simulated time, steps per second, ETA), False
     nothing; None (default) shows it when stderr is a terminal and the run is predicted to take more
-    than a few seconds (flexmb/solvers/progress.py); a callable ``progress(t, t_end)`` is called after
-    every accepted step with the time reached (s) and may raise to stop the run.
+    than a few seconds (flexmb/solvers/progress.py); a callable ``progress(t, t_end)`` is called with the
+    time reached (s) at most every 0.1 s of wall time (``progress.CALLBACK_S``), between steps or blocks of
+    steps, and once at the end of the run; it may raise to stop the run (the states up to its call are kept).
     Ctrl-C (KeyboardInterrupt), and any flexmb error during the run, propagates with the states
     computed so far attached as ``exc.result`` (a Result; docs/guide.md, "Progress and Ctrl-C").
     ``initial``: a Result of ``fm.static_equilibrium`` on this system; the run starts at rest in its last
@@ -265,19 +303,21 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
                     and (last or (step_count // save_every) % energy_every == 0)):
                 energy_watch.check(s.q, s.v, s.t, work_nc + work_drivers, h_last, s.t - t_start)
 
-    # fixed-step runs of bodies and joints take blocks of steps in one compiled call (solvers/compiled_step.py)
-    blocks = writer is None and run.can_advance()
-    # a block that moves element history on (angle springs) ends at each saved row: the row's history and its
-    # energy check are those of its own state; blocks that give each row its history (contact models) need not
-    check_period = save_every if blocks and run.newton.compiled.keeps_history and not run.rows_carry_history else 0
+    # fixed-step runs on the compiled step take blocks of steps in one compiled call (solvers/compiled_step.py);
+    # each row of a block carries its own element history, so blocks end neither at saved rows nor per step
+    blocks = run.can_advance()
+    flush_steps = BLOCK_STEPS       # steps of about a writer's flush interval, at the rate of the last block
     loop0 = _time.perf_counter()
     try:
         while not run.done:
             t_before = run.state.t
             n = min(BLOCK_STEPS, reporter.next_step - step_count)
-            if check_period:
-                n = min(n, check_period - step_count % check_period)
+            if writer is not None:      # a block ends where a chunk is full or a flush is due, as single steps
+                n = min(n, flush_steps, _steps_to_chunk(writer, step_count, save_every))
+            wall = _time.perf_counter() if writer is not None else 0.0
             block = run.advance(n) if blocks else None
+            if block is not None and writer is not None:
+                flush_steps = _steps_in(writer.flush_seconds, (_time.perf_counter() - wall) / block.n)
             if block is None:
                 s = run.step()
                 step_count += 1
@@ -326,6 +366,7 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
                 writer.maybe_flush(snapshot)
             if step_count >= reporter.next_step:       # one comparison per step (flexmb/solvers/progress.py)
                 reporter.report(run.state.t, step_count)
+        reporter.finish(run.state.t, step_count)       # a callback's last call, at the end
     except BaseException as exc:
         # a failed step, a singular configuration, an instability, a failing user function, Ctrl-C:
         # the states so far as exc.result
@@ -350,6 +391,18 @@ def simulate(system, t_end: float, h: float | None = None, *, method: str = "gen
     if writer is not None:
         writer.close(snapshot(), partial=res)     # the last rows; an OutputError carrying res if that fails
     return res
+
+
+def _steps_to_chunk(writer, step_count: int, save_every: int) -> int:
+    """Steps from step counter ``step_count`` until the chunk writer holds a whole chunk (``chunk_steps`` saved
+    rows, one every ``save_every`` steps): a block ends there, so chunks hold the rows single steps give them."""
+    free = writer.chunk_steps - len(writer.buffer["t"])
+    return max(1, free * save_every - step_count % save_every)
+
+
+def _steps_in(seconds: float, per_step: float) -> int:
+    """Steps of ``per_step`` seconds (s) each that take about ``seconds`` (s): 1 to ``BLOCK_STEPS``."""
+    return BLOCK_STEPS if per_step * BLOCK_STEPS <= seconds else max(1, int(seconds / per_step))
 
 
 def _check_switched_off(asm, s: StepState, tol: float) -> None:

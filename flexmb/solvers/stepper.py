@@ -173,18 +173,13 @@ class AlphaIntegrator:
                 and self.impacts is None
                 and not self.newton.p.undamped and (self._contacts or self.h == self.h_nominal))
 
-    @property
-    def rows_carry_history(self) -> bool:
-        """Whether the blocks of :meth:`advance` give the element history after each step (``block.history``):
-        models with contact pairs."""
-        return self._contacts
-
     def advance(self, n: int):
         """Take up to ``n`` steps in one compiled call (only when :meth:`can_advance`); returns the
         :class:`~flexmb.solvers.compiled_step.StepBlock` with the work of the energy balance added (trapezoidal,
-        as :meth:`step`), or None when it took no step. When ``block.failed``, the next attempt did not
-        converge, or (contact models) it is a contact onset to locate or a step of another size: :meth:`step`
-        takes it."""
+        as :meth:`step`) and, for a model with element history, that history after each step (``block.history``,
+        the rows :meth:`step` would leave in ``asm.history()``), or None when it took no step. When
+        ``block.failed``, the next attempt did not converge, or (contact models) it is a contact onset to locate
+        or a step of another size: :meth:`step` takes it."""
         s = self.state
         if self._contacts:
             block, iterations, factorizations, grid = self._contact_block(n)
