@@ -454,7 +454,7 @@ def motor_terms(motors, qe, ve, vd, cM, cC, cK, with_matrix, r, vals):
 
 @njit(cache=True)
 def contact_terms(contacts, dyn, qe, ve, cC, cK, with_matrix, r, vals):
-    """Add the contact pairs with built-in laws, one kernel call per group (compiled/forces.py ``contact_kernel``,
+    """Add the contact pairs with built-in laws, one kernel call per group (compiled/contact.py ``contact_kernel``,
     ``contact_friction``) under the approach-speed history ``dyn``; False at a pair without a normal."""
     if contacts is None:
         return True

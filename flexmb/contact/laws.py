@@ -334,7 +334,7 @@ class LawTable:
 
     def force(self, d, dd, vm, which=None):
         """``(F, dF/d delta, dF/d delta_dot)`` of every contact (N, N/m, N s/m): the built-in laws in one compiled
-        call (flexmb/compiled/forces.py, ``law_kernel``), user laws one call per law object."""
+        call (flexmb/compiled/contact.py, ``law_kernel``), user laws one call per law object."""
         w = np.arange(d.size) if which is None else np.asarray(which, dtype=np.int64)
         F, dF, dFd = np.zeros(d.size), np.zeros(d.size), np.zeros(d.size)
         d, dd, vm = (np.ascontiguousarray(a, dtype=float) for a in (d, dd, vm))

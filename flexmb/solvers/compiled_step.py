@@ -624,7 +624,7 @@ def family_blocks(asm, kind: type) -> list[tuple]:
 
 
 def _kernel_contacts(g) -> bool:
-    """A candidate-contact group with a compiled narrow phase and built-in laws (flexmb/contact/mesh.py)."""
+    """A candidate-contact group with a compiled narrow phase and built-in laws (flexmb/contact/spheres.py)."""
     return isinstance(g, (SphereGroup, PlaneGroup)) and not g.law_table.any_user and g.use_kernel
 
 
