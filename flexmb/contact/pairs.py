@@ -226,9 +226,10 @@ CONTACT_TYPES = (SpherePlaneContact, SphereSphereContact, ClearanceJoint)
 class ContactGroup(ElementGroup):
     """All contact pairs of one geometry kind (and one pair of modal counts): measures, built-in laws and
     the normal force with its blocks in one compiled call (``contact_kernel``); user laws are called from
-    Python once per law object; friction of the pairs in contact that carry a friction law in two more
-    compiled calls (``friction_kernel``) around the friction laws. The blocks keep their full structure
-    (zero while a pair is apart).
+    Python once per law object for all its pairs (``LawTable.user_forces``; on the compiled step through the
+    hook of flexmb/compiled/hook.py, the same call); friction of the pairs in contact that carry a friction law
+    in two more compiled calls (``friction_kernel``) around the friction laws. The blocks keep their full
+    structure (zero while a pair is apart).
     """
 
     family = "contacts"
@@ -259,7 +260,7 @@ class ContactGroup(ElementGroup):
         self.rad = np.array([(c.radius, 0.0) if self.geometry == "sphere-plane" else
                              (c.radius_a, c.radius_b) if self.geometry == "sphere-sphere" else (c.radius_pin, 0.0)
                              for c in contacts], dtype=float).reshape(self.n, 2)
-        self.laws = LawTable([c.law for c in contacts])
+        self.laws = LawTable([c.law for c in contacts], self.labels)
         self._user_laws = bool(np.any(self.laws.kind == cf.USER))
         self.has_friction = np.array([c.friction is not None for c in contacts])
         self.frictions = FrictionTable([c.friction for c in contacts])
