@@ -18,29 +18,34 @@ time, per group and evaluation. Models without user laws never reach it.
 """
 from __future__ import annotations
 
+import threading
 from contextlib import contextmanager
 
 from numba import njit, objmode
 
 __all__ = ["user_laws", "serving"]
 
-_HANDLERS: list = []
-"""The handlers of the compiled calls under way, innermost last."""
+_ACTIVE = threading.local()
+"""``_ACTIVE.handlers``: the handlers of this thread's compiled calls under way, innermost last (per thread: the
+handler runs Python, during which another thread may start a compiled call of its own)."""
 
 
 def _serve(first: int, d, dd, vm, F, dF, dFd) -> bool:
     """The active handler's answer (False when no handler is active)."""
-    return bool(_HANDLERS[-1](int(first), d, dd, vm, F, dF, dFd)) if _HANDLERS else False
+    handlers = getattr(_ACTIVE, "handlers", None)
+    return bool(handlers[-1](int(first), d, dd, vm, F, dF, dFd)) if handlers else False
 
 
 @contextmanager
 def serving(handler):
-    """Make ``handler`` answer :func:`user_laws` calls for the duration of the ``with`` block."""
-    _HANDLERS.append(handler)
+    """Make ``handler`` answer this thread's :func:`user_laws` calls for the duration of the ``with`` block."""
+    if not hasattr(_ACTIVE, "handlers"):
+        _ACTIVE.handlers = []
+    _ACTIVE.handlers.append(handler)
     try:
         yield handler
     finally:
-        _HANDLERS.pop()
+        _ACTIVE.handlers.pop()
 
 
 @njit(cache=True)
