@@ -158,3 +158,43 @@ def test_non_finite_user_law_value_names_the_contact_and_the_law():
     with pytest.raises(NonFiniteError,
                        match=r"contact 'stop0': the user contact law .*NotFinite.* gave dF/d delta = nan"):
         fm.simulate(pendulum(NotFinite(K_HERTZ, E_REST)), T_END, H)
+
+
+def _sliding_ball(law, friction: bool, second=None) -> fm.System:
+    """A 1 kg ball (R = 50 mm) thrown at 0.5 m/s along x onto a floor, with Coulomb friction (mu = 0.3) when asked;
+    ``second``: the law of a second ball's floor pair in the same contact group."""
+    from flexmb.contact import CoulombRamp
+    r = 0.05
+    s = fm.System(gravity=(0, -9.81, 0))
+    for k, lw in enumerate([law] if second is None else [law, second]):
+        z = 0.2 * k
+        ball = s.add(fm.RigidBody(1.0, (0.001,) * 3, position=(0, r + 1e-3, z), velocity=(0.5, -0.2, 0),
+                                  name=f"ball{k}"))
+        s.add(fm.SpherePlaneContact(s.ground, ball, point=(0, 0, 0), normal=(0, 1, 0), center=(0, r + 1e-3, z),
+                                    radius=r, law=lw, friction=CoulombRamp(0.3, 1e-3) if friction else None,
+                                    name=f"floor{k}"))
+    return s
+
+
+def test_user_law_with_builtin_friction_gives_the_builtin_trajectory():
+    """Friction on the user law's normal force (compiled friction kernel fed by the hook's F and derivatives,
+    friction power at accepted states): the built-in trajectory and work to the Newton tolerance (as above)."""
+    K, e = 1e8, 0.5
+    ref = fm.simulate(_sliding_ball(LankaraniNikravesh(K, e), True), 0.1, 1e-3)
+    res = fm.simulate(_sliding_ball(UserLN(K, e), True), 0.1, 1e-3)
+    assert res.stats["compiled_steps"] == res.stats["steps"]
+    assert res.t.shape == ref.t.shape
+    assert np.max(np.abs(res.q - ref.q)) < 1e-7
+    assert np.max(np.abs(res.work_nc - ref.work_nc)) < 1e-7 * np.max(np.abs(ref.work_nc))
+    assert res.v[-1, 0] < 0.45            # friction slowed the slide (no friction: 0.5 m/s throughout)
+
+
+def test_user_and_builtin_laws_in_one_group_give_the_builtin_trajectory():
+    """One contact group with a user-law pair and a built-in pair: the compiled kernel's built-in pass and the
+    hook fill one group's forces; trajectories as with both laws built in."""
+    K, e = 1e8, 0.5
+    ref = fm.simulate(_sliding_ball(LankaraniNikravesh(K, e), False, LankaraniNikravesh(K, 0.9)), 0.1, 1e-3)
+    res = fm.simulate(_sliding_ball(UserLN(K, e), False, LankaraniNikravesh(K, 0.9)), 0.1, 1e-3)
+    assert res.stats["compiled_steps"] == res.stats["steps"]
+    assert np.max(np.abs(res.q - ref.q)) < 1e-7
+    assert np.max(np.abs(res.work_nc - ref.work_nc)) < 1e-7 * np.max(np.abs(ref.work_nc))
