@@ -77,6 +77,11 @@ class ContactLaw:
     """Common interface of the normal contact laws.
 
     Attributes: ``K`` stiffness (N/m^n), ``n`` exponent (-), ``e`` restitution coefficient (-).
+
+    A law of your own is a subclass with ``K``, ``n`` (its elastic part ``K delta^n``: stored energy, default
+    ``h_contact``), a ``name`` and :meth:`force`. flexmb calls its ``force`` once per evaluation for all the pairs
+    that use this law object and penetrate (``delta > 0``; pairs apart have no force), from the compiled step
+    through flexmb/compiled/hook.py (docs/guide.md §9, "Your own law"); it must return the three finite arrays.
     """
 
     name = "contact"
