@@ -198,3 +198,16 @@ def test_user_and_builtin_laws_in_one_group_give_the_builtin_trajectory():
     assert res.stats["compiled_steps"] == res.stats["steps"]
     assert np.max(np.abs(res.q - ref.q)) < 1e-7
     assert np.max(np.abs(res.work_nc - ref.work_nc)) < 1e-7 * np.max(np.abs(ref.work_nc))
+
+
+def test_user_law_without_its_elastic_part_is_refused_naming_the_contact():
+    class NoStiffness(ContactLaw):
+        def force(self, delta, delta_dot, delta_dot_minus=None):
+            return delta, delta, delta
+
+    s = fm.System()
+    ball = s.add(fm.RigidBody(1.0, (0.001,) * 3, name="ball"))
+    with pytest.raises(ModelError, match=r"contact 'floor': the contact law NoStiffness's K .* must be a number, "
+                                         r"got None"):
+        fm.SpherePlaneContact(s.ground, ball, point=(0, -1, 0), normal=(0, 1, 0), center=(0, 0, 0), radius=0.1,
+                              law=NoStiffness(), name="floor")

@@ -61,6 +61,9 @@ class _Contact(ForceElement):
         if not isinstance(law, ContactLaw):
             raise ModelError(f"{self.owner}: law must be a contact law (flexmb.contact.LankaraniNikravesh, ...), "
                              f"got {law!r}")
+        for attr in ("K", "n"):         # the elastic part K delta^n: stored energy, default h_contact
+            scalar(getattr(law, attr, None), f"the contact law {type(law).__name__}'s {attr} (elastic part K delta^n)",
+                   self.owner, sign="positive")
         if friction is not None and not isinstance(friction, FrictionLaw):
             raise ModelError(f"{self.owner}: friction must be a friction law (flexmb.contact.CoulombRamp, "
                              f"flexmb.contact.BrownMcPhee) or None, got {friction!r}")
