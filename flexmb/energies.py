@@ -56,7 +56,7 @@ class CompiledEnergy:
         self._spring_slices = {id(g): slice(a, a + g.n) for g, a in zip(springs, first)}
         self._angle = any(g.measure == "angle" for g in springs)   # the references move with the history
         self._sref = concat([g.angle_ref for g in springs], f8).reshape(1, -1)
-        contacts = [g for g in asm.families if isinstance(g, ContactGroup) and not g.laws.any_user]
+        contacts = [g for g in asm.families if isinstance(g, ContactGroup)]
         tab, gather, _, vecs, shps, sides, _, _ = pack_measures([(g, g.measure, None) for g in contacts],
                                                                  no_positions)
         self.contacts = (tab, gather, vecs, shps, sides, concat([g._ref for g in contacts], f8),

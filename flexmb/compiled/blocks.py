@@ -9,7 +9,9 @@ flexmb/compiled/step_end.py (``contact_steps``). It is the only function of the 
 links): numba compiles a function once per distinct signature and re-optimizes all the code it links, so
 one entry compiles the step once, where separate plain and contact runs compiled it twice and each
 specialization of an entry's argument types (an array's layout, an int for a float) compiles it again
-(``CompiledStep`` passes C-contiguous arrays and typed scalars only).
+(``CompiledStep`` passes C-contiguous arrays and typed scalars only). The contact pairs' user laws are the
+step's one call into Python (flexmb/compiled/hook.py, in ``step.contact_terms`` and ``step_end.accept_contacts``;
+numba checks only a kernel's own file for a stale cache, so this note changed with them).
 """
 from __future__ import annotations
 

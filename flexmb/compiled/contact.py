@@ -17,6 +17,7 @@ from numba import njit
 
 from . import pairs as kp
 from . import rotations as kr
+from .hook import user_laws
 from .measures import BAD_LENGTH, LENGTH, measure_one, scalar_force_one, workspace
 
 # ---- contact laws and pairs (flexmb/contact/laws.py, pairs.py) -------------------------------------------------
@@ -111,6 +112,42 @@ def contact_kernel(code, qe, ve, gather, vec, shp, sides, mi, mj, sign, offset, 
     return -1
 
 
+
+
+@njit(cache=True)
+def contact_pairs(first, code, qe, ve, gather, vec, shp, sides, mi, mj, sign, offset, kind, K, n, h, v_min, c,
+                  speed, in_contact, last_rate, cC, cK, want_blocks, x, xd, F, dF, dFd, J, Hv, r, blk):
+    """:func:`contact_kernel` of a group of pairs numbered ``first, first + 1, ...`` among the model's pairs, with
+    the forces of the pairs that have a USER law from Python through :func:`flexmb.compiled.hook.user_laws`, one
+    call for the group and only while one of those pairs penetrates (pairs apart have no force): a first pass for
+    the measures and the built-in laws, the user laws at those penetrations, rates and trial approach speeds, then
+    the residual and blocks with the forces given. Returns as :func:`contact_kernel`, or the number of pairs when
+    a user law failed."""
+    false_, true_ = np.bool_(False), np.bool_(True)  # no literals (docs/architecture.md §2)
+    user = False
+    for i in range(kind.size):
+        user = user or kind[i] == USER
+    if not user:
+        return contact_kernel(code, qe, ve, gather, vec, shp, sides, mi, mj, sign, offset, kind, K, n, h, v_min, c,
+                              speed, in_contact, last_rate, false_, cC, cK, want_blocks, x, xd, F, dF, dFd, J, Hv, r,
+                              blk)
+    bad = contact_kernel(code, qe, ve, gather, vec, shp, sides, mi, mj, sign, offset, kind, K, n, h, v_min, c, speed,
+                         in_contact, last_rate, false_, 0.0, 0.0, false_, x, xd, F, dF, dFd, J, Hv, r, blk)
+    if bad >= 0:
+        return bad
+    npair = kind.size
+    d, dd, vm = np.empty(npair), np.empty(npair), np.empty(npair)
+    touching = False
+    for i in range(npair):
+        d[i], dd[i] = sign * (offset[i] - x[i]), -sign * xd[i]
+        vm[i] = trial_speed(d[i], dd[i], speed[i], in_contact[i], last_rate[i])
+        if kind[i] == USER:
+            F[i], dF[i], dFd[i] = 0.0, 0.0, 0.0          # a pair apart: no force (LawTable.user_forces)
+            touching = touching or d[i] > 0.0
+    if touching and not user_laws(first, d, dd, vm, F, dF, dFd):
+        return npair
+    return contact_kernel(code, qe, ve, gather, vec, shp, sides, mi, mj, sign, offset, kind, K, n, h, v_min, c,
+                          speed, in_contact, last_rate, true_, cC, cK, want_blocks, x, xd, F, dF, dFd, J, Hv, r, blk)
 
 @njit(cache=True)
 def approach_trial(d, dd, ids, speed, in_contact, last_rate, out):

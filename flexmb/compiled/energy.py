@@ -13,8 +13,9 @@ evaluates every state of a list of states, for
   Multibody Systems*, 3rd ed., §5.4);
 * scalar springs (spring-dampers, rotational springs, bushings): ``k (x - x0)^2 / 2`` of their measure, angles
   unwrapped about the reference of the history (flexmb/forces/springs.py);
-* contact pairs (sphere-plane, sphere-sphere, clearance) with built-in laws: ``K delta^(n+1) / (n+1)`` for
-  ``delta > 0`` (Hunt & Crossley 1975; Lankarani & Nikravesh 1990, the elastic part of the law);
+* contact pairs (sphere-plane, sphere-sphere, clearance), user laws included: ``K delta^(n+1) / (n+1)`` for
+  ``delta > 0`` (Hunt & Crossley 1975; Lankarani & Nikravesh 1990, the elastic part of the law; the law's ``K``
+  and ``n``, as ``LawTable.elastic_energy``);
 * DC motors: the magnetic energy ``L_a i^2 / 2`` (kinetic in the electromechanical analogy);
 * particles ``m |x_d|^2 / 2``, ``-m g . x``; particle links ``k (L - L0)^2 / 2``; anchors ``k |x - x0|^2 / 2``
   (Pedersen, Hansen & Ambrosio 2004, §2);

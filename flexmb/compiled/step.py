@@ -47,7 +47,8 @@ helper gets only the part it uses, since numba passes a tuple as all its arrays'
   modes of the shapes, offset in sgather/sscatter, in svec, in sshp, in the per-instance parameters, in
   pos_spring)``; ``sref`` the unwrapping reference of angle measures (history, moved on at accepted steps);
 * ``contacts = (ctab, cgather, cscatter, cvec, cshp, csides, csign, coffset, ckind, cK, cn, ch, cvmin, cc,
-  pos_contact, cfric, cgeo, crad, cfkind, cfpar)``: contact-pair groups with built-in laws (flexmb/contact/pairs.py),
+  pos_contact, cfric, cgeo, crad, cfkind, cfpar)``: contact-pair groups (flexmb/contact/pairs.py; user laws,
+  kind USER, through the hook of compiled/hook.py),
   ``ctab`` as ``stab``, per pair the measure offset and the law table (flexmb/contact/laws.py ``LawTable``); per
   group whether a pair has friction and the friction geometry, per pair the radii, the built-in friction law's
   kind (-1: none) and parameters (flexmb/contact/friction.py ``FrictionTable``). Their
@@ -80,7 +81,7 @@ import numpy as np
 from numba import njit
 
 from .flexible import energy as flexible_energy
-from .contact import contact_friction, contact_kernel
+from .contact import contact_friction, contact_pairs
 from .forces import loads_kernel, motor_kernel, spring_kernel
 from .measures import ANGLE, measure_kernel
 from .flexible import evaluate as flexible_evaluate
@@ -454,11 +455,11 @@ def motor_terms(motors, qe, ve, vd, cM, cC, cK, with_matrix, r, vals):
 
 @njit(cache=True)
 def contact_terms(contacts, dyn, qe, ve, cC, cK, with_matrix, r, vals):
-    """Add the contact pairs with built-in laws, one kernel call per group (compiled/contact.py ``contact_kernel``,
-    ``contact_friction``) under the approach-speed history ``dyn``; False at a pair without a normal."""
+    """Add the contact pairs, one kernel call per group (compiled/contact.py ``contact_pairs``, ``contact_friction``)
+    under the approach-speed history ``dyn``, user laws through the hook (compiled/hook.py); False at a pair without
+    a normal or a user law that failed."""
     if contacts is None:
         return True
-    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
     speed, in_contact, last_rate = dyn
     for cg in range(contacts[0].shape[0]):
         (code, mi, mj, sign, gg, sc_, vec, shp, sides, offset, kind, K, nn, hh, vmin, cc, pos,
@@ -467,9 +468,9 @@ def contact_terms(contacts, dyn, qe, ve, cC, cK, with_matrix, r, vals):
         x, xd, F, dF, dFd = np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n)
         Jc, Hv, rc = np.empty((n, nx)), np.empty((n, nx)), np.empty((n, nx))
         bc = np.empty((n if with_matrix else 1, nx, nx))
-        if contact_kernel(code, qe, ve, gg, vec, shp, sides, mi, mj, sign, offset, kind, K, nn, hh, vmin, cc,
-                          speed[par], in_contact[par], last_rate[par], false_, cC, cK, with_matrix, x, xd, F, dF,
-                          dFd, Jc, Hv, rc, bc) >= 0:
+        if contact_pairs(contacts[0][cg, 9], code, qe, ve, gg, vec, shp, sides, mi, mj, sign, offset, kind, K, nn,
+                         hh, vmin, cc, speed[par], in_contact[par], last_rate[par], cC, cK, with_matrix, x, xd, F, dF,
+                         dFd, Jc, Hv, rc, bc) >= 0:
             return False
         if contacts[15][cg]:        # friction of the pairs with a built-in friction law (ContactGroup._friction)
             contact_friction(contacts[16][cg], sign, qe, ve, gg, vec, shp, mi, mj, contacts[17][par],

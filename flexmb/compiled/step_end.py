@@ -25,7 +25,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .contact import HYSTERESIS, contact_friction, contact_kernel, hysteresis_one, linear_one, trial_speed
+from .contact import HYSTERESIS, USER, contact_friction, contact_pairs, hysteresis_one, linear_one, trial_speed
+from .hook import user_laws
 from .measures import measure_kernel
 from .step import _contact_group, _extended, rope_terms
 
@@ -100,18 +101,28 @@ def accept_contacts(delta, rate, contacts, speed, in_contact, last_rate):
     if contacts is None:
         return 0.0
     kind, K, nn, hh, vmin, cc = contacts[8], contacts[9], contacts[10], contacts[11], contacts[12], contacts[13]
+    n = delta.size
+    vm = np.empty(n)
+    user = False
+    for i in range(n):
+        vm[i] = trial_speed(delta[i], rate[i], speed[i], in_contact[i], last_rate[i])
+        user = user or (kind[i] == USER and delta[i] > 0.0)
+    Fu = np.zeros(n if user else 0)
+    if user:            # the user laws of pairs in contact at the accepted state, through the hook (compiled/hook.py)
+        user_laws(0, delta, rate, vm, Fu, np.zeros(n), np.zeros(n))
     P = 0.0
-    for i in range(delta.size):
+    for i in range(n):
         d, dd = delta[i], rate[i]
-        vm = trial_speed(d, dd, speed[i], in_contact[i], last_rate[i])
         if kind[i] == HYSTERESIS:
-            F = hysteresis_one(K[i], nn[i], hh[i], vmin[i], d, dd, vm)[0]
+            F = hysteresis_one(K[i], nn[i], hh[i], vmin[i], d, dd, vm[i])[0]
+        elif kind[i] == USER:
+            F = Fu[i] if user else 0.0
         else:
             F = linear_one(K[i], cc[i], d, dd)[0]
         P -= (F - K[i] * max(d, 0.0) ** nn[i]) * dd
         touching = d > 0.0
         in_contact[i] = touching
-        speed[i] = vm if touching else 0.0
+        speed[i] = vm[i] if touching else 0.0
         last_rate[i] = dd
     return P
 
@@ -133,8 +144,9 @@ def friction_power(q, v, contacts, speed, in_contact, last_rate):
         n, nx = gg.shape
         x, xd, F, dF, dFd = np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n)
         J, Hv, r, blk = np.empty((n, nx)), np.empty((n, nx)), np.empty((n, nx)), np.empty((1, nx, nx))
-        contact_kernel(code, qe, ve, gg, vec, shp, sides, mi, mj, sign, offset, kind, K, nn, hh, vmin, cc, speed[par],
-                       in_contact[par], last_rate[par], false_, 0.0, 0.0, false_, x, xd, F, dF, dFd, J, Hv, r, blk)
+        contact_pairs(contacts[0][cg, 9], code, qe, ve, gg, vec, shp, sides, mi, mj, sign, offset, kind, K, nn, hh,
+                      vmin, cc, speed[par], in_contact[par], last_rate[par], 0.0, 0.0, false_, x, xd, F, dF, dFd, J, Hv,
+                      r, blk)
         P += contact_friction(contacts[16][cg], sign, qe, ve, gg, vec, shp, mi, mj, contacts[17][par],
                               contacts[18][par], contacts[19][par], F, dF, dFd, J, Hv, 0.0, 0.0, false_, r, blk)
     return P

@@ -31,6 +31,7 @@ stays in contact, released at separation. ``ApproachSpeeds`` keeps that state fo
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -41,8 +42,8 @@ from ..errors import ModelError, NonFiniteError
 cf = lazy_module("flexmb.compiled.contact")   # numba loads with the first evaluation, not at import
 
 __all__ = ["ContactLaw", "HysteresisLaw", "LankaraniNikravesh", "HuntCrossley", "Flores", "LinearSpringDamper",
-           "ApproachSpeeds", "LawTable", "hysteresis_force", "linear_force", "linear_restitution",
-           "linear_damping_ratio"]
+           "ApproachSpeeds", "LawTable", "UserLaw", "user_law_forces", "hysteresis_force", "linear_force",
+           "linear_restitution", "linear_damping_ratio"]
 
 
 def _number(value, what: str, owner: str) -> float:
@@ -76,6 +77,11 @@ class ContactLaw:
     """Common interface of the normal contact laws.
 
     Attributes: ``K`` stiffness (N/m^n), ``n`` exponent (-), ``e`` restitution coefficient (-).
+
+    A law of your own is a subclass with ``K``, ``n`` (its elastic part ``K delta^n``: stored energy, default
+    ``h_contact``), a ``name`` and :meth:`force`. flexmb calls its ``force`` once per evaluation for all the pairs
+    that use this law object and penetrate (``delta > 0``; pairs apart have no force), from the compiled step
+    through flexmb/compiled/hook.py (docs/guide.md §9, "Your own law"); it must return the three finite arrays.
     """
 
     name = "contact"
@@ -309,19 +315,74 @@ class LinearSpringDamper(ContactLaw):
 
 # ---- many laws at once ---------------------------------------------------------------------------------------
 
+class UserLaw(NamedTuple):
+    """A law written in Python (a :class:`ContactLaw` that is not built in) and the entries of a
+    :class:`LawTable` that are this very law object (its pairs are evaluated in one call); ``every``: it is every
+    entry of the table."""
+    law: ContactLaw
+    entries: np.ndarray
+    every: bool
+
+
+def user_law_forces(law: ContactLaw, d: np.ndarray, dd: np.ndarray, vm: np.ndarray, owners: list, idx: np.ndarray):
+    """``(F, dF/d delta, dF/d delta_dot)`` (N, N/m, N s/m) of a user law for its pairs at once: penetrations ``d``
+    (m), rates ``dd`` (m/s), approach speeds ``vm`` (m/s), each (n,); ``owners[idx[k]]`` names pair k.
+
+    The protocol (docs/guide.md §9): ``law.force(delta, delta_dot, delta_dot_minus)`` returns the three arrays,
+    each of the pairs' shape (or broadcastable to it) and finite. A law that raises, or returns anything else,
+    stops the run with a :class:`~flexmb.errors.ModelError` (:class:`~flexmb.errors.NonFiniteError` for a value
+    that is not finite) naming the contact and the law."""
+    try:
+        out = law.force(d, dd, vm)
+    except Exception as exc:  # noqa: BLE001 - any error of the user's code, named with its contact and law
+        raise ModelError(f"{_names(owners, idx)}: the user contact law {law!r} raised {type(exc).__name__}: {exc} "
+                         f"(at delta = {d.tolist()} m, delta_dot = {dd.tolist()} m/s)") from exc
+    if not (isinstance(out, (tuple, list)) and len(out) == 3):
+        raise ModelError(f"{_names(owners, idx)}: the user contact law {law!r}: force(delta, delta_dot, "
+                         f"delta_dot_minus) must return the three arrays (F, dF/d delta, dF/d delta_dot), got "
+                         f"{type(out).__name__}")
+    try:
+        F, dF, dFd = (_fit(a, d.shape) for a in out)
+    except (TypeError, ValueError) as exc:
+        raise ModelError(f"{_names(owners, idx)}: the user contact law {law!r} returned arrays that do not fit its "
+                         f"{d.size} pairs in contact ({exc})") from None
+    if not math.isfinite(sum(F.tolist()) + sum(dF.tolist()) + sum(dFd.tolist())):   # inf and nan propagate
+        for label, a in (("F", F), ("dF/d delta", dF), ("dF/d delta_dot", dFd)):
+            bad = np.flatnonzero(~np.isfinite(a))
+            if bad.size:
+                k = int(bad[0])
+                raise NonFiniteError(f"{owners[idx[k]]}: the user contact law {law!r} gave {label} = {a[k]} at "
+                                     f"delta = {d[k]} m, delta_dot = {dd[k]} m/s, delta_dot_minus = {vm[k]} m/s")
+    return F, dF, dFd
+
+
+def _fit(a, shape: tuple) -> np.ndarray:
+    """``a`` as a float array of ``shape`` (as it is when it already is one)."""
+    if type(a) is np.ndarray and a.shape == shape and a.dtype == np.float64:
+        return a
+    return np.broadcast_to(np.asarray(a, dtype=float), shape)
+
+
+def _names(owners: list, idx: np.ndarray) -> str:
+    """The pairs ``owners[idx]`` for a message: the first, and how many more."""
+    return owners[idx[0]] + (f" (and {idx.size - 1} more pairs with this law)" if idx.size > 1 else "")
+
+
 class LawTable:
     """The normal laws of many contacts evaluated together (no loop over contacts or law objects):
     every :class:`HysteresisLaw` (Lankarani-Nikravesh, Hunt-Crossley, Flores, any parameters) in one call
-    with per-contact ``K, n, h, v_min``, every :class:`LinearSpringDamper` in another; a user-defined
-    :class:`ContactLaw` subclass is evaluated per law object.
+    with per-contact ``K, n, h, v_min``, every :class:`LinearSpringDamper` in another; a law written in Python
+    (any other :class:`ContactLaw` subclass) in one call per law object for all the contacts that use it
+    (:func:`user_law_forces`).
 
     ``laws``: the distinct laws; ``which`` (per contact, optional) indexes into them (default: contact k
-    uses ``laws[k]``).
+    uses ``laws[k]``); ``owners``: per law entry the name of the element that uses it (for error messages).
     """
 
-    def __init__(self, laws):
+    def __init__(self, laws, owners=None):
         self.laws = list(laws)
         L = len(self.laws)
+        self.owners = list(owners) if owners is not None else ["contact"] * L
         self.kind = np.array([cf.HYSTERESIS if isinstance(w, HysteresisLaw) else cf.LINEAR
                               if isinstance(w, LinearSpringDamper) else cf.USER for w in self.laws],
                              dtype=np.int64).reshape(L)
@@ -331,6 +392,10 @@ class LawTable:
         self.v_min = np.array([getattr(w, "min_approach_speed", 1.0) for w in self.laws], dtype=float).reshape(L)
         self.c = np.array([getattr(w, "c", 0.0) for w in self.laws], dtype=float).reshape(L)
         self.any_user = bool(np.any(self.kind == cf.USER))
+        entries: dict[int, list] = {}
+        for k in np.flatnonzero(self.kind == cf.USER):
+            entries.setdefault(id(self.laws[k]), []).append(int(k))
+        self.user = [UserLaw(self.laws[e[0]], np.array(e, dtype=np.int64), len(e) == L) for e in entries.values()]
 
     def force(self, d, dd, vm, which=None):
         """``(F, dF/d delta, dF/d delta_dot)`` of every contact (N, N/m, N s/m): the built-in laws in one compiled
@@ -340,10 +405,26 @@ class LawTable:
         d, dd, vm = (np.ascontiguousarray(a, dtype=float) for a in (d, dd, vm))
         cf.law_kernel(self.kind, self.K, self.n, self.h, self.v_min, self.c, w, d, dd, vm, F, dF, dFd)
         if self.any_user:
-            for j in np.unique(w[self.kind[w] == cf.USER]):        # user laws: one call per law object
-                m = np.flatnonzero(w == j)
-                F[m], dF[m], dFd[m] = self.laws[j].force(d[m], dd[m], vm[m])
+            self.user_forces(d, dd, vm, F, dF, dFd, None if which is None else w)
         return F, dF, dFd
+
+    def user_forces(self, d, dd, vm, F, dF, dFd, which=None) -> None:
+        """The user laws' forces and derivatives written into ``F``, ``dF``, ``dFd`` (N, N/m, N s/m) at the contacts
+        that have one, at penetrations ``d`` (m), rates ``dd`` (m/s) and approach speeds ``vm`` (m/s) (``which``
+        as in :meth:`force`): one call of :func:`user_law_forces` per law object for all its contacts that
+        penetrate (``delta > 0``); a contact apart has no force (F and its derivatives 0), and a law none of whose
+        contacts penetrates is not called."""
+        for u in self.user:
+            if which is None and u.every and (d > 0.0).all():       # one law for all contacts, all in contact
+                F[:], dF[:], dFd[:] = user_law_forces(u.law, d, dd, vm, self.owners, u.entries)
+                continue
+            m = u.entries if which is None else np.flatnonzero(np.isin(which, u.entries))
+            on = m[d[m] > 0.0]
+            if on.size < m.size:
+                F[m], dF[m], dFd[m] = 0.0, 0.0, 0.0
+            if on.size:
+                F[on], dF[on], dFd[on] = user_law_forces(u.law, d[on], dd[on], vm[on], self.owners,
+                                                         on if which is None else which[on])
 
     def elastic_energy(self, d, which=None) -> np.ndarray:
         """``K delta^(n+1) / (n+1)`` of every contact (J)."""

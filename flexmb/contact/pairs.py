@@ -62,6 +62,9 @@ class _Contact(ForceElement):
         if not isinstance(law, ContactLaw):
             raise ModelError(f"{self.owner}: law must be a contact law (flexmb.contact.LankaraniNikravesh, ...), "
                              f"got {law!r}")
+        for attr, sign in (("K", "non-negative"), ("n", "positive")):   # the elastic part K delta^n: stored energy,
+            scalar(getattr(law, attr, None),                              # default h_contact (K = 0: none, Impulsive)
+                   f"the contact law {type(law).__name__}'s {attr} (elastic part K delta^n)", self.owner, sign=sign)
         if friction is not None and not isinstance(friction, FrictionLaw):
             raise ModelError(f"{self.owner}: friction must be a friction law (flexmb.contact.CoulombRamp, "
                              f"flexmb.contact.BrownMcPhee) or None, got {friction!r}")
@@ -227,9 +230,10 @@ CONTACT_TYPES = (SpherePlaneContact, SphereSphereContact, ClearanceJoint)
 class ContactGroup(ElementGroup):
     """All contact pairs of one geometry kind (and one pair of modal counts): measures, built-in laws and
     the normal force with its blocks in one compiled call (``contact_kernel``); user laws are called from
-    Python once per law object; friction of the pairs in contact that carry a friction law in two more
-    compiled calls (``friction_kernel``) around the friction laws. The blocks keep their full structure
-    (zero while a pair is apart).
+    Python once per law object for all its pairs (``LawTable.user_forces``; on the compiled step through the
+    hook of flexmb/compiled/hook.py, the same call); friction of the pairs in contact that carry a friction law
+    in two more compiled calls (``friction_kernel``) around the friction laws. The blocks keep their full
+    structure (zero while a pair is apart).
     """
 
     family = "contacts"
@@ -260,7 +264,7 @@ class ContactGroup(ElementGroup):
         self.rad = np.array([(c.radius, 0.0) if self.geometry == "sphere-plane" else
                              (c.radius_a, c.radius_b) if self.geometry == "sphere-sphere" else (c.radius_pin, 0.0)
                              for c in contacts], dtype=float).reshape(self.n, 2)
-        self.laws = LawTable([c.law for c in contacts])
+        self.laws = LawTable([c.law for c in contacts], self.labels)
         self._user_laws = bool(np.any(self.laws.kind == cf.USER))
         self.has_friction = np.array([c.friction is not None for c in contacts])
         self.frictions = FrictionTable([c.friction for c in contacts])

@@ -5,8 +5,9 @@ Newton-matrix pattern once (the model tuple of :mod:`flexmb.compiled.step`), and
 generalized-alpha step in one compiled call, or a block of fixed steps in one call. A model qualifies when
 it has rigid bodies and flexible bodies (modal, with or without stiffening, or nonlinear beams), joint
 primitives between them (drivers included), applied forces and torques, spring-dampers and bushings, DC motors,
-sphere-plane, sphere-sphere and
-clearance contact pairs with built-in normal and friction laws, gravity, and no other force elements, velocity
+sphere-plane, sphere-sphere and clearance contact pairs with any normal law (a user's law written in Python is
+called through the one hook of :mod:`flexmb.compiled.hook`, :class:`UserLawHook`) and built-in friction laws,
+gravity, and no other force elements, velocity
 constraints or joints at stiffened interfaces, and its iteration matrix is small enough for the dense path
 (``nq + m <= DENSE_LIMIT``). Everything else takes the general step of
 :class:`~flexmb.solvers.generalized_alpha.AlphaStepper`; a step the compiled call does not converge is taken
@@ -19,6 +20,7 @@ import scipy.sparse as sp
 
 from ..bodies.flexible import FlexibleBody
 from ..bodies.rigid import RigidBody
+from ..compiled import lazy_module
 from ..compiled.measures import concat as _cat, pack_measures as _pack_measures
 from ..contact.pairs import ContactGroup
 from ..contact.rope import RopePulleyGroup, rope_second_derivatives
@@ -30,6 +32,8 @@ from ..forces.springs import ScalarSpringGroup
 from ..groups import EvalState
 from ..joints.kernels import ROWS, SLOTS, extend
 from ..linalg import DENSE_LIMIT
+
+hook = lazy_module("flexmb.compiled.hook")   # numba loads with the first compiled call, not at import
 
 __all__ = ["CompiledStep", "CompiledEvaluation", "StepBlock"]
 
@@ -171,6 +175,14 @@ class CompiledStep:
             names.insert(1 if special[0] is not None else 0, f"joint rows ({', '.join(kinds)})")
         return ", ".join(names)
 
+    def call(self, function, args: list):
+        """``function(*args)``, a compiled entry point on this model, with the model's user contact laws answering
+        its calls to Python (flexmb/compiled/hook.py) when it has any."""
+        if self._user_law_hook is None:
+            return function(*args)
+        with hook.serving(self._user_law_hook):
+            return function(*args)
+
     def _springs(self, asm, dense) -> tuple:
         """The spring-damper groups' part of the model (compiled/step.py); ``self._refs`` keeps each
         group with its slice of the unwrapping references, which are the groups' history."""
@@ -189,6 +201,7 @@ class CompiledStep:
         groups = family_blocks(asm, ContactGroup)
         tab, gather, scatter, vec, shp, sides, pos, _ = _pack_measures([(g, g.measure, h) for g, h in groups], dense)
         self._contact_groups = [g for g, _ in groups]
+        self._user_law_hook = UserLawHook.of(self._contact_groups)
         laws = [g.laws for g, _ in groups]
         fric = [g.frictions for g, _ in groups]
         return (tab, gather, scatter, vec, shp, sides, np.array([g.sign for g, _ in groups], dtype=float),
@@ -378,7 +391,7 @@ class CompiledStep:
                 c(volts, dtype=f), bool(energy), off_rows, bool(contact_steps), self.model, dyn, pen,
                 c(self.asm.inertia_scale, dtype=f), *out, sref, hist, a_last, stats]
         args[_MODEL_ARG] = self.model_for(self._run_block, args, _MODEL_ARG)
-        k, code = self._run_block(*args)
+        k, code = self.call(self._run_block, args)
         return k, code, out, sref, hist, a_last, stats, float(h_state[0])
 
     def step(self, s, t1: float, h: float, params, tol: float, max_iter: int, q_tol):
@@ -584,7 +597,7 @@ class CompiledEvaluation:
         args = [f(q, dtype=float), f(v, dtype=float), f(a, dtype=float), f(lam, dtype=float),
                 f(asm.active, dtype=bool), want, cM, cC, cK, cH, c.model, c._dynamic(), r, phi, vals]
         args[10] = c.model_for(self._equations, args, 10)
-        if not self._equations(*args):
+        if not c.call(self._equations, args):
             return None
         if self._side:
             qe, ve = extend(q, v)
@@ -629,8 +642,39 @@ def _kernel_contacts(g) -> bool:
 
 
 def _plain_contacts(g) -> bool:
-    """A contact-pair group the compiled step evaluates: built-in laws, friction (if any) of built-in laws."""
-    return isinstance(g, ContactGroup) and not g._user_laws and bool(np.all(g.frictions.kind <= 2))
+    """A contact-pair group the compiled step evaluates: any normal laws (user laws through the hook,
+    :class:`UserLawHook`), friction (if any) of built-in laws."""
+    return isinstance(g, ContactGroup) and bool(np.all(g.frictions.kind <= 2))
+
+
+class UserLawHook:
+    """The Python side of the compiled step's one call into Python (flexmb/compiled/hook.py): the user contact laws
+    of the model's contact groups (pairs numbered as concatenated in the model tuple, ``offset`` the first pair of
+    each group with user laws). Called with the pairs ``first, first + 1, ...`` (a group's, or all of them), it
+    writes the forces and derivatives of the pairs with a user law (``LawTable.user_forces``, one call per law
+    object) and returns True; when a law fails it returns False: the compiled step then fails the evaluation, and
+    the general step repeats it and raises the law's error (``user_law_forces``) with its contact's name."""
+
+    def __init__(self, parts: list):
+        self.parts = parts              # (offset, ContactGroup)
+
+    @classmethod
+    def of(cls, groups: list) -> "UserLawHook | None":
+        """The hook of the contact ``groups`` (in the model's order), or None when no pair has a user law."""
+        offsets = np.cumsum([0] + [g.n for g in groups])
+        parts = [(int(o), g) for o, g in zip(offsets, groups) if g.laws.any_user]
+        return cls(parts) if parts else None
+
+    def __call__(self, first: int, d, dd, vm, F, dF, dFd) -> bool:
+        try:
+            for o, g in self.parts:
+                a = o - first
+                if a >= 0 and a + g.n <= d.size:
+                    sl = slice(a, a + g.n)
+                    g.laws.user_forces(d[sl], dd[sl], vm[sl], F[sl], dF[sl], dFd[sl])
+        except Exception:  # noqa: BLE001 - compiled code cannot take it; the general step raises it
+            return False
+        return True
 
 
 def _plain_ropes(g) -> bool:
