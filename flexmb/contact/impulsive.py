@@ -200,8 +200,8 @@ class Impacts:
         after = C @ v1
         T0, T1 = asm.kinetic_energy(q, v), asm.kinetic_energy(q, v1)
         which = np.flatnonzero(hit)
-        self.events.append(ImpactEvent(float(t), q.copy(), v.copy(), v1.copy(), tuple(self.names[k] for k in which), rate[which], after[which],
-                                       rho[which], float(T0 - T1)))
+        self.events.append(ImpactEvent(float(t), q.copy(), v.copy(), v1.copy(), tuple(self.names[k] for k in which),
+                                       rate[which], after[which], rho[which], float(T0 - T1)))
         return v1
 
     def _solve(self, S, C, Mv, b, target) -> tuple[np.ndarray, np.ndarray]:
