@@ -74,12 +74,17 @@ def angles(phi: float) -> tuple[float, float]:
     return float(th2), float(np.arctan2(B[1], B[0] - A4))
 
 
-def coupler_fe(n: int = N_ELEMENTS) -> FEModel:
+ALUMINIUM = Material(E=7.0e10, nu=0.33, rho=2700.0)
+"""The coupler material that reproduces the thesis's buckling time of the heavy-rocker case (cases.py
+``heavy_rocker_aluminium``): the thesis prints no material."""
+
+
+def coupler_fe(n: int = N_ELEMENTS, material: Material = STEEL) -> FEModel:
     """Coupler mesh in its own frame: node 0 at pin A (origin), node n at pin B on +x."""
     x = np.linspace(0.0, A2, n + 1)
     mesh = FEMesh(np.column_stack([x, 0 * x, 0 * x]), {"line": np.column_stack([np.arange(n), np.arange(1, n + 1)])},
                   node_sets={"A": [0], "B": [n]})
-    return FEModel(mesh, STEEL, sections=SECTION, beam="euler-bernoulli")
+    return FEModel(mesh, material, sections=SECTION, beam="euler-bernoulli")
 
 
 def chord_frame_dofs(fe: FEModel, n: int) -> np.ndarray:
@@ -101,8 +106,9 @@ class CrankRocker:
     info: dict = field(default_factory=dict)
 
 
-def build(model: str, rocker_factor: float = 1.0, n: int = N_ELEMENTS, n_modes: int = 2) -> CrankRocker:
-    """The crank-rocker with coupler ``model`` (one of MODELS); ``rocker_factor`` scales J3."""
+def build(model: str, rocker_factor: float = 1.0, n: int = N_ELEMENTS, n_modes: int = 2,
+          material: Material = STEEL) -> CrankRocker:
+    """The crank-rocker with coupler ``model`` (one of MODELS) of ``material``; ``rocker_factor`` scales J3."""
     check_assembly(A1, A2, A3, A4)
     th2, th3 = angles(0.0)
     A = np.array([A1, 0.0, 0.0])
@@ -113,7 +119,7 @@ def build(model: str, rocker_factor: float = 1.0, n: int = N_ELEMENTS, n_modes: 
     crank = s.add(fm.RigidBody(1.0, (J1 / 2, J1 / 2, J1), name="crank"))
     rocker = s.add(fm.RigidBody(1.0, (J3 * rocker_factor / 2,) * 2 + (J3 * rocker_factor,), position=O4,
                                 orientation=rot.from_axis_angle(z, th3), name="rocker"))
-    fe = coupler_fe(n)
+    fe = coupler_fe(n, material)
     R2 = rot.from_axis_angle(z, th2)
     if model == "rigid":
         inv = inertia_invariants(fe)
