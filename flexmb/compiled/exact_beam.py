@@ -32,22 +32,28 @@ from numba import njit
 from .beam import gather
 
 NV = 9                    # independent variables of an element: x2 - x1 (3), psi1 (3), psi2 (3)
-NJ = 1 + NV + NV * NV     # jet: value, gradient, Hessian (row-major), all variables active
+NJ = 1 + NV + NV * (NV + 1) // 2   # jet: value, gradient, Hessian (upper triangle, row by row), all variables active
 WORK_ROWS = 80            # jets of the work array W of one element
 _SIZE_NV = np.full(NJ + 1, -1, dtype=np.int64)
 for _n in range(NV + 1):
-    _SIZE_NV[1 + _n + _n * _n] = _n
+    _SIZE_NV[1 + _n + _n * (_n + 1) // 2] = _n
 _SERIES_EXP = 1.0         # s = |psi|^2 below which exp-map coefficients come from their series
 _SERIES_LOG = 0.25        # s = sin^2(theta/2) below which the log coefficient comes from its series
 
 
 # ----------------------------------------------------------------------------------------------
-# jets: value, gradient (nv) and Hessian (nv x nv, row-major) of a scalar in the nv <= NV active variables of an
-# element, flat arrays of 1 + nv + nv^2 numbers (the size gives nv: _SIZE_NV)
+# jets: value, gradient (nv) and Hessian (its upper triangle, row by row: hessian_index) of a scalar in the nv <= NV
+# active variables of an element, flat arrays of 1 + nv + nv (nv + 1) / 2 numbers (the size gives nv: _SIZE_NV)
 # ----------------------------------------------------------------------------------------------
 @njit(cache=True, inline="always")
 def _nv(a):
     return _SIZE_NV[a.size]
+
+
+@njit(cache=True, inline="always")
+def hessian_index(n, i, j):
+    """Position in a jet of ``n`` variables of its Hessian entry ``(i, j)``, ``i <= j``."""
+    return 1 + n + i * (2 * n - i + 1) // 2 + (j - i)
 
 
 @njit(cache=True)
@@ -73,11 +79,12 @@ def _jmul(out, a, b):
     out[0] = a0 * b0
     for i in range(n):
         out[1 + i] = a0 * b[1 + i] + b0 * a[1 + i]
+    r = 1 + n
     for i in range(n):
         ai, bi = a[1 + i], b[1 + i]
-        r = 1 + n + i * n
-        for j in range(n):
-            out[r + j] = a0 * b[r + j] + b0 * a[r + j] + ai * b[1 + j] + bi * a[1 + j]
+        for j in range(i, n):
+            out[r] = a0 * b[r] + b0 * a[r] + ai * b[1 + j] + bi * a[1 + j]
+            r += 1
 
 
 @njit(cache=True)
@@ -88,11 +95,12 @@ def _jmul_acc(out, a, b, c):
     out[0] += c * a0 * b0
     for i in range(n):
         out[1 + i] += c * (a0 * b[1 + i] + b0 * a[1 + i])
+    r = 1 + n
     for i in range(n):
         ai, bi = a[1 + i], b[1 + i]
-        r = 1 + n + i * n
-        for j in range(n):
-            out[r + j] += c * (a0 * b[r + j] + b0 * a[r + j] + ai * b[1 + j] + bi * a[1 + j])
+        for j in range(i, n):
+            out[r] += c * (a0 * b[r] + b0 * a[r] + ai * b[1 + j] + bi * a[1 + j])
+            r += 1
 
 
 @njit(cache=True)
@@ -109,11 +117,12 @@ def _jfun(out, a, f0, f1, f2):
     out[0] = f0
     for i in range(n):
         out[1 + i] = f1 * a[1 + i]
+    r = 1 + n
     for i in range(n):
         ai = a[1 + i]
-        r = 1 + n + i * n
-        for j in range(n):
-            out[r + j] = f1 * a[r + j] + f2 * ai * a[1 + j]
+        for j in range(i, n):
+            out[r] = f1 * a[r] + f2 * ai * a[1 + j]
+            r += 1
 
 
 # ----------------------------------------------------------------------------------------------
@@ -330,7 +339,8 @@ def element(d, psi1, psi2, R0, l0, k, cable, active, W, U, dl):
     u_bar, theta_bar_1 (3), theta_bar_2 (3)); ``k = (EA/l0, GJ/l0, kz11, kz12, kz22, ky11, ky12, ky22,
     average)`` with ``average`` 1 for the element-mean axial strain, 0 for the chord strain. Derivatives by the
     active variables only: ``active`` (NV,) the position of each variable of ``z`` among them (-1: held,
-    a constant), ``W`` (WORK_ROWS, 1 + nv + nv^2) and ``U`` (1 + nv + nv^2,) for ``nv`` active variables.
+    a constant), ``W`` (WORK_ROWS, size) and ``U`` (size,), ``size = 1 + nv + nv (nv + 1) / 2`` for ``nv`` active
+    variables.
     Returns False when a local rotation is pi exactly (the logarithm jumps there)."""
     i3_, i6_ = np.int64(3), np.int64(6)  # no literals (docs/architecture.md §2)
     x = W[18:21]
@@ -409,7 +419,7 @@ def _chord(X21, e, d12, d):
 def _activate(loc, e, active, Wbuf, Ubuf):
     """The variables of element ``e`` that move (an element dof mapped to them is free, ``loc[e] >= 0``) numbered
     into ``active`` (NV,) (-1 for the others), and the work jets ``(W, U)`` sized for them: a planar beam (out-of-plane
-    dofs held) has 4 of the 9 and its jets are 15 numbers instead of 91."""
+    dofs held) has 4 of the 9 and its jets are 15 numbers instead of 55."""
     active[:] = -1
     for a in range(12):
         if loc[e, a] >= 0:
@@ -419,7 +429,7 @@ def _activate(loc, e, active, Wbuf, Ubuf):
         if active[v] == 0:
             active[v] = n
             n += 1
-    size = 1 + n + n * n
+    size = 1 + n + n * (n + 1) // 2
     return Wbuf[:WORK_ROWS * size].reshape((WORK_ROWS, size)), Ubuf[:size]
 
 
@@ -432,8 +442,8 @@ def _force(U, active, a):
 @njit(cache=True, inline="always")
 def _stiffness(U, active, a, b):
     """Tangent entry of free element dofs ``a``, ``b`` from the energy jet."""
-    n = _nv(U)
-    return _SIGN[a] * _SIGN[b] * U[1 + n + active[_MAP[a]] * n + active[_MAP[b]]]
+    i, j = active[_MAP[a]], active[_MAP[b]]
+    return _SIGN[a] * _SIGN[b] * U[hessian_index(_nv(U), min(i, j), max(i, j))]
 
 
 @njit(cache=True)
@@ -500,13 +510,14 @@ def forces_dense(x, idx, off, loc, owner, X21, R0, l0, k, cable, Wbuf, Ubuf, dl,
 @njit(cache=True)
 def energy(x, idx, off, loc, owner, X21, R0, l0, k, cable, Wbuf, Ubuf, dl, out):
     """Add the strain energy of every element (J) to ``out[owner]``; coordinates and work arrays as
-    :func:`forces_dense`. Returns the index of the first failing element (its owner's energy is then NaN) or -1."""
-    active = np.empty(NV, dtype=np.int64)
+    :func:`forces_dense`. Returns the index of the first failing element (its owner's energy is then NaN) or -1.
+    Values only: the jets carry no variable (one number each)."""
+    active = np.full(NV, -1, dtype=np.int64)
+    W, U = Wbuf[:WORK_ROWS].reshape((WORK_ROWS, 1)), Ubuf[:1]
     d12 = np.empty(12)
     d = np.empty(3)
     for e in range(loc.shape[0]):
         b = owner[e]
-        W, U = _activate(loc, e, active, Wbuf, Ubuf)
         gather(x, idx, off, b, loc, e, d12)
         _chord(X21, e, d12, d)
         if not element(d, d12[3:6], d12[9:12], R0[e], l0[e], k[e], cable[e] == 1, active, W, U, dl):

@@ -88,7 +88,9 @@ def element_energy(d: np.ndarray, psi1: np.ndarray, psi2: np.ndarray, R0: np.nda
                    np.ascontiguousarray(R0, dtype=float), float(l0), np.asarray(k, float), bool(cable), np.arange(NV),
                    W, U, dl):
         raise ConvergenceError("exact beam element: a local rotation is pi")
-    return float(U[0]), U[1:1 + NV].copy(), U[1 + NV:].reshape(NV, NV).copy(), dl
+    H = np.zeros((NV, NV))
+    H[np.triu_indices(NV)] = U[1 + NV:]
+    return float(U[0]), U[1:1 + NV].copy(), H + np.triu(H, 1).T, dl
 
 
 class ExactBeamStructure(FreeDofStructure):
