@@ -128,21 +128,44 @@ def _jfun(out, a, f0, f1, f2):
 # ----------------------------------------------------------------------------------------------
 # scalar functions of s with two derivatives (series near 0, closed form elsewhere)
 # ----------------------------------------------------------------------------------------------
-@njit(cache=True)
-def _series(s, sign, offset):
-    """sum_k sign^k s^k / (2k + offset)! and its first two derivatives in s (16 terms)."""
-    f0 = f1 = f2 = 0.0
+def _exp_series(offset: int, terms: int = 16) -> np.ndarray:
+    """Coefficients ``(-1)^k / (2k + offset)!``, k < ``terms``, of the series of ``exp(psi~)``'s scalar functions."""
     fact = 1.0
     for n in range(2, offset + 1):
         fact *= n
     c = 1.0 / fact
+    out = np.empty(terms)
+    for k in range(terms):
+        out[k] = c
+        m = 2 * k + offset
+        c *= -1.0 / ((m + 1) * (m + 2))
+    return out
+
+
+def _log_series(terms: int = 40) -> np.ndarray:
+    """Coefficients ``2 (2k)! / (4^k k!^2 (2k + 1))``, k < ``terms``, of ``G(s) = 2 asin(sqrt s) / sqrt s``."""
+    c = 2.0
+    out = np.empty(terms)
+    for k in range(terms):
+        out[k] = c / (2 * k + 1)
+        c *= (2 * k + 1) * (2 * k + 2) / (4.0 * (k + 1) * (k + 1))
+    return out
+
+
+_EXP_SERIES = np.array([_exp_series(offset) for offset in range(3)])   # C (cos x), A (sin x / x), B
+_LOG_SERIES = _log_series()
+
+
+@njit(cache=True)
+def _series(s, coef):
+    """``sum_k coef[k] s^k`` and its first two derivatives in s."""
+    f0 = f1 = f2 = 0.0
     p0, p1, p2 = 1.0, 0.0, 0.0                 # s^k, s^(k-1), s^(k-2)
-    for k in range(16):
+    for k in range(coef.size):
+        c = coef[k]
         f0 += c * p0
         f1 += k * c * p1
         f2 += k * (k - 1) * c * p2
-        m = 2 * k + offset
-        c *= sign / ((m + 1) * (m + 2))
         p2, p1, p0 = p1, p0, p0 * s
     return f0, f1, f2
 
@@ -151,12 +174,8 @@ def _series(s, sign, offset):
 def _exp_coefficients(s):
     """(A, A', A''), (B, B', B''), (C, C', C'') of ``A = sin x / x``, ``B = (1 - cos x) / x^2``,
     ``C = cos x`` as functions of ``s = x^2`` (so that ``exp(psi~) = C I + A psi~ + B psi psi^T``)."""
-    i0_, i1_, i2_ = np.int64(0), np.int64(1), np.int64(2)  # no literals (docs/architecture.md §2)
     if s < _SERIES_EXP:
-        A = _series(s, -1.0, i1_)
-        B = _series(s, -1.0, i2_)
-        C = _series(s, -1.0, i0_)
-        return A, B, C
+        return _series(s, _EXP_SERIES[1]), _series(s, _EXP_SERIES[2]), _series(s, _EXP_SERIES[0])
     x = np.sqrt(s)
     a0, c0 = np.sin(x) / x, np.cos(x)
     a1 = (c0 - a0) / (2.0 * s)
@@ -172,17 +191,7 @@ def _log_coefficient(s):
     """``G(s) = 2 asin(sqrt s) / sqrt s`` and two derivatives: ``theta = G(|v|^2) v`` for the
     vector part ``v = sin(theta/2) n`` of a unit quaternion with non-negative scalar part."""
     if s < _SERIES_LOG:
-        f0 = f1 = f2 = 0.0
-        c = 2.0                                # 2 (2k)! / (4^k k!^2), divided by (2k + 1) below
-        p0, p1, p2 = 1.0, 0.0, 0.0
-        for k in range(40):
-            ck = c / (2 * k + 1)
-            f0 += ck * p0
-            f1 += k * ck * p1
-            f2 += k * (k - 1) * ck * p2
-            c *= (2 * k + 1) * (2 * k + 2) / (4.0 * (k + 1) * (k + 1))
-            p2, p1, p0 = p1, p0, p0 * s
-        return f0, f1, f2
+        return _series(s, _LOG_SERIES)
     x = np.sqrt(s)
     f0 = 2.0 * np.arcsin(x) / x
     f1 = (x / np.sqrt(1.0 - s) - np.arcsin(x)) / (x * s)
