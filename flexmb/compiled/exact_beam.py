@@ -34,6 +34,8 @@ from .beam import gather
 NV = 9                    # independent variables of an element: x2 - x1 (3), psi1 (3), psi2 (3)
 NJ = 1 + NV + NV * (NV + 1) // 2   # jet: value, gradient, Hessian (upper triangle, row by row), all variables active
 WORK_ROWS = 80            # jets of the work array W of one element
+TRIAD_ROWS = 26           # jets of the work of one end triad, in its node's rotation variables (_triad)
+NJ3 = 1 + 3 + 6           # their size with the node's three rotation variables active
 _SIZE_NV = np.full(NJ + 1, -1, dtype=np.int64)
 for _n in range(NV + 1):
     _SIZE_NV[1 + _n + _n * (_n + 1) // 2] = _n
@@ -203,12 +205,25 @@ def _log_coefficient(s):
 # one element
 # ----------------------------------------------------------------------------------------------
 @njit(cache=True)
-def _triad(psi, k0, active, R0, W, T):
+def _triad(psi, k0, active, R0, Ws, T):
     """Jets of the end triad ``T = exp(psi~) R0`` (9 jets, row-major); psi are variables k0..k0+2 (their
-    positions among the active variables: ``active``)."""
-    p = W[0:3]
+    positions among the active variables: ``active``). The triad depends on its node's rotation only: it is
+    evaluated in jets of those (at most 3) variables, in the flat work array ``Ws`` (TRIAD_ROWS * NJ3,), and then
+    written into the element's jets."""
+    nt = 0
     for i in range(3):
-        _jvar(p[i], psi[i], active[k0 + i])
+        if active[k0 + i] >= 0:
+            nt += 1
+    size = 1 + nt + nt * (nt + 1) // 2
+    W = Ws[:TRIAD_ROWS * size].reshape((TRIAD_ROWS, size))
+    p = W[0:3]
+    j = 0
+    for i in range(3):
+        if active[k0 + i] >= 0:
+            _jvar(p[i], psi[i], j)
+            j += 1
+        else:
+            _jconst(p[i], psi[i])
     s, a, b, c, tmp = W[3], W[4], W[5], W[6], W[7]
     _jconst(s, 0.0)
     for i in range(3):
@@ -232,13 +247,33 @@ def _triad(psi, k0, active, R0, W, T):
     _jmul_acc(Q[5], a, p[0], -1.0)
     _jmul_acc(Q[6], a, p[1], -1.0)
     _jmul_acc(Q[7], a, p[0], 1.0)
+    Tn = W[17:26]
     for i in range(3):
         for j in range(3):
-            t = T[3 * i + j]
+            t = Tn[3 * i + j]
             t[:] = 0.0
             for k in range(3):
                 if R0[k, j] != 0.0:
                     _jaxpy(t, R0[k, j], Q[3 * i + k])
+    n = _nv(T[0])
+    for m in range(9):                         # the node's variables among the element's
+        t, tn = T[m], Tn[m]
+        t[:] = 0.0
+        t[0] = tn[0]
+        a_ = 0
+        for i in range(3):
+            fi = active[k0 + i]
+            if fi < 0:
+                continue
+            t[1 + fi] = tn[1 + a_]
+            b_ = a_
+            for j in range(i, 3):
+                fj = active[k0 + j]
+                if fj < 0:
+                    continue
+                t[hessian_index(n, fi, fj)] = tn[hessian_index(nt, a_, b_)]
+                b_ += 1
+            a_ += 1
 
 
 @njit(cache=True)
@@ -343,13 +378,13 @@ _ANTI = np.array([[7, 5], [2, 6], [3, 1]])
 
 
 @njit(cache=True)
-def element(d, psi1, psi2, R0, l0, k, cable, active, W, U, dl):
+def element(d, psi1, psi2, R0, l0, k, cable, active, W, Ws, U, dl):
     """Energy jet ``U`` of one element and its local deformations ``dl`` (7 values:
     u_bar, theta_bar_1 (3), theta_bar_2 (3)); ``k = (EA/l0, GJ/l0, kz11, kz12, kz22, ky11, ky12, ky22,
     average)`` with ``average`` 1 for the element-mean axial strain, 0 for the chord strain. Derivatives by the
     active variables only: ``active`` (NV,) the position of each variable of ``z`` among them (-1: held,
     a constant), ``W`` (WORK_ROWS, size) and ``U`` (size,), ``size = 1 + nv + nv (nv + 1) / 2`` for ``nv`` active
-    variables.
+    variables, ``Ws`` (TRIAD_ROWS * NJ3,) the triads' work.
     Returns False when a local rotation is pi exactly (the logarithm jumps there)."""
     i3_, i6_ = np.int64(3), np.int64(6)  # no literals (docs/architecture.md §2)
     x = W[18:21]
@@ -370,8 +405,8 @@ def element(d, psi1, psi2, R0, l0, k, cable, active, W, U, dl):
             _jmul_acc(U, ubar, ubar, 0.5 * k[0])
         return True
     T1, T2 = W[0:9], W[9:18]
-    _triad(psi1, i3_, active, R0, W[60:80], T1)
-    _triad(psi2, i6_, active, R0, W[60:80], T2)
+    _triad(psi1, i3_, active, R0, Ws, T1)
+    _triad(psi2, i6_, active, R0, Ws, T2)
     Rr = W[21:30]                               # row-major: column c = (Rr[c], Rr[3 + c], Rr[6 + c])
     for i in range(3):
         qv[i][:] = 0.0
@@ -462,6 +497,7 @@ def forces_sparse(ue, loc, X21, R0, l0, k, cable, want_tangent, f_out, kdata, do
     dofs), tangent values into ``kdata`` at ``pos`` (ne*144), element energies into ``energy`` (ne,), local
     deformations into ``local`` (ne, 7). Returns the index of the first failing element or -1."""
     Wbuf = np.zeros(WORK_ROWS * NJ)
+    Ws = np.zeros(TRIAD_ROWS * NJ3)
     Ubuf = np.zeros(NJ)
     active = np.empty(NV, dtype=np.int64)
     dl = np.empty(7)
@@ -471,7 +507,7 @@ def forces_sparse(ue, loc, X21, R0, l0, k, cable, want_tangent, f_out, kdata, do
         W, U = _activate(loc, e, active, Wbuf, Ubuf)
         d12[:] = ue[e]
         _chord(X21, e, d12, d)
-        if not element(d, d12[3:6], d12[9:12], R0[e], l0[e], k[e], cable, active, W, U, dl):
+        if not element(d, d12[3:6], d12[9:12], R0[e], l0[e], k[e], cable, active, W, Ws, U, dl):
             return e
         energy[e] = U[0]
         local[e, :] = dl
@@ -487,11 +523,11 @@ def forces_sparse(ue, loc, X21, R0, l0, k, cable, want_tangent, f_out, kdata, do
 
 
 @njit(cache=True)
-def forces_dense(x, idx, off, loc, owner, X21, R0, l0, k, cable, Wbuf, Ubuf, dl, f, K):
+def forces_dense(x, idx, off, loc, owner, X21, R0, l0, k, cable, Wbuf, Ws, Ubuf, dl, f, K):
     """Add the internal forces and tangents of all elements into ``f[owner]`` (n, m) and the dense
     ``K[owner]`` (n, m, m). Coordinate j of owner b is ``x[idx[b, off + j]]``; ``loc`` (ne, 12) the coordinate
     of each element dof (-1: held at zero, dropped); ``cable`` (ne,) int64 1 for a tension-only element; work
-    arrays ``Wbuf`` (WORK_ROWS * NJ,), ``Ubuf`` (NJ,), ``dl`` (7,).
+    arrays ``Wbuf`` (WORK_ROWS * NJ,), ``Ws`` (TRIAD_ROWS * NJ3,), ``Ubuf`` (NJ,), ``dl`` (7,).
     Returns the index of the first failing element (its owner's forces are then NaN) or -1."""
     active = np.empty(NV, dtype=np.int64)
     d12 = np.empty(12)
@@ -501,7 +537,7 @@ def forces_dense(x, idx, off, loc, owner, X21, R0, l0, k, cable, Wbuf, Ubuf, dl,
         W, U = _activate(loc, e, active, Wbuf, Ubuf)
         gather(x, idx, off, b, loc, e, d12)
         _chord(X21, e, d12, d)
-        if not element(d, d12[3:6], d12[9:12], R0[e], l0[e], k[e], cable[e] == 1, active, W, U, dl):
+        if not element(d, d12[3:6], d12[9:12], R0[e], l0[e], k[e], cable[e] == 1, active, W, Ws, U, dl):
             f[b, :] = np.nan
             return e
         for a in range(12):
@@ -517,7 +553,7 @@ def forces_dense(x, idx, off, loc, owner, X21, R0, l0, k, cable, Wbuf, Ubuf, dl,
 
 
 @njit(cache=True)
-def energy(x, idx, off, loc, owner, X21, R0, l0, k, cable, Wbuf, Ubuf, dl, out):
+def energy(x, idx, off, loc, owner, X21, R0, l0, k, cable, Wbuf, Ws, Ubuf, dl, out):
     """Add the strain energy of every element (J) to ``out[owner]``; coordinates and work arrays as
     :func:`forces_dense`. Returns the index of the first failing element (its owner's energy is then NaN) or -1.
     Values only: the jets carry no variable (one number each)."""
@@ -529,7 +565,7 @@ def energy(x, idx, off, loc, owner, X21, R0, l0, k, cable, Wbuf, Ubuf, dl, out):
         b = owner[e]
         gather(x, idx, off, b, loc, e, d12)
         _chord(X21, e, d12, d)
-        if not element(d, d12[3:6], d12[9:12], R0[e], l0[e], k[e], cable[e] == 1, active, W, U, dl):
+        if not element(d, d12[3:6], d12[9:12], R0[e], l0[e], k[e], cable[e] == 1, active, W, Ws, U, dl):
             out[b] = np.nan
             return e
         out[b] += U[0]

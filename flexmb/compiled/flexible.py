@@ -40,7 +40,7 @@ import numpy as np
 from numba import njit
 
 from .beam import MAX_POINTS, energy as beam_energy, forces_dense
-from .exact_beam import NJ, WORK_ROWS, energy as exact_energy, forces_dense as exact_forces_dense
+from .exact_beam import NJ, NJ3, TRIAD_ROWS, WORK_ROWS, energy as exact_energy, forces_dense as exact_forces_dense
 from .rotations import jacobian_B, matrix_G, rotation_matrix
 from .views import borrow
 
@@ -55,8 +55,8 @@ INTS = ("idx", "pair_k", "pair_l", "beam_loc", "beam_owner", "beam_nq", "beam_av
         "exact_cable")
 WORK = ("fel", "Kel", "p", "pd", "pdd", "eta", "etad", "etadd", "wacc", "a0", "al", "om", "S", "J", "L", "Sw", "Z",
         "W", "vSt", "Jw", "coef", "dcp", "Geta", "dJ", "dW", "trZ", "trdW", "Jdom", "F", "Pa0", "Pal", "Pom", "Peta",
-        "Petad", "Petadd", "inner", "A", "Gp", "pc", "Da", "G2d", "G2dd", "BF", "exact_W", "exact_U", "exact_dl",
-        "exact_bad")
+        "Petad", "Petadd", "inner", "A", "Gp", "pc", "Da", "G2d", "G2dd", "BF", "exact_W", "exact_Ws", "exact_U",
+        "exact_dl", "exact_bad")
 _NI = len(INTS)
 # table rows of the exact beam's views (:func:`_exact`)
 _XF = 1 + FLOATS.index("exact_X21")
@@ -87,7 +87,7 @@ def layout(n: int, m: int, npairs: int, linear: bool, stiff: bool, ne: int, extr
                 Jw=(3,), coef=(12,), dcp=(6, 3), Geta=(12, m), dJ=(m, 3, 3), dW=(m, 3, 3), trZ=(m,), trdW=(m,),
                 Jdom=(m, 3), F=(c,), Pa0=(c, 3), Pal=(c, 3), Pom=(c, 3), Peta=(c, m), Petad=(c, m), Petadd=(c, m),
                 inner=(c, 7 + m), A=(3, 3), Gp=(3, 4), pc=(4,), Da=(3, 4), G2d=(3, 4), G2dd=(3, 4), BF=(3, 4),
-                exact_W=(WORK_ROWS * NJ if nx else 0,), exact_U=(NJ if nx else 0,), exact_dl=(7,), exact_bad=(1,))
+                exact_W=(WORK_ROWS * NJ if nx else 0,), exact_Ws=(TRIAD_ROWS * NJ3 if nx else 0,), exact_U=(NJ if nx else 0,), exact_dl=(7,), exact_bad=(1,))
     return floats, ints, work
 
 
@@ -142,7 +142,8 @@ def _exact(fd, idata, wd, tab):
     """Views of the exact beam's element data and work arrays (the ``exact_*`` names of FLOATS, INTS, WORK)."""
     return (_v2(fd, tab, _XF), _v3(fd, tab, _XF + 1), _v1(fd, tab, _XF + 2), _v2(fd, tab, _XF + 3),
             _v2(idata, tab, _XI), _v1(idata, tab, _XI + 1), _v1(idata, tab, _XI + 2),
-            _v1(wd, tab, _XW), _v1(wd, tab, _XW + 1), _v1(wd, tab, _XW + 2), _v1(wd, tab, _XW + 3))
+            _v1(wd, tab, _XW), _v1(wd, tab, _XW + 1), _v1(wd, tab, _XW + 2), _v1(wd, tab, _XW + 3),
+            _v1(wd, tab, _XW + 4))
 
 
 @njit(cache=True)
@@ -451,7 +452,7 @@ def _elastic(q, fd, idata, wd, tab, linear):
     fl, it, wk = _floats(fd, tab), _ints(idata, tab), _work(wd, tab)
     gravity, mass, s0, J0, St, Sr, Mee, xp, Jk, pp, Jkl, Skl, K, D, G, Kextra, bD, bw, bKb, bH, bEAL = fl
     idx, pk, pl, loc, owner, nq, avg, band = it
-    X21, R0, l0, kx, xloc, xowner, cable, xW, xU, xdl, bad = _exact(fd, idata, wd, tab)
+    X21, R0, l0, kx, xloc, xowner, cable, xW, xWs, xU, xdl, bad = _exact(fd, idata, wd, tab)
     fel, Kel = wk[0], wk[1]
     if loc.shape[0] == 0 and xloc.shape[0] == 0:
         return
@@ -465,7 +466,8 @@ def _elastic(q, fd, idata, wd, tab, linear):
     if loc.shape[0] > 0:
         forces_dense(q, idx, seven, loc, owner, bD, bw, nq, avg, bKb, bH, bEAL, fel, Kel)
     if xloc.shape[0] > 0:
-        bad[0] = 1.0 + exact_forces_dense(q, idx, seven, xloc, xowner, X21, R0, l0, kx, cable, xW, xU, xdl, fel, Kel)
+        bad[0] = 1.0 + exact_forces_dense(q, idx, seven, xloc, xowner, X21, R0, l0, kx, cable, xW, xWs, xU, xdl, fel,
+                                         Kel)
     if Kextra.shape[0] > 0:
         for b in range(n):
             for k in range(m):
@@ -674,9 +676,10 @@ def energy(q, v, fd, idata, wd, tab, which, out):
             out[i] = _quadratic(q, idx, K, i, band) if tab[0, 2] == 1 else 0.0
         if loc.shape[0] > 0:
             beam_energy(q, idx, 7, loc, owner, bD, bw, nq, avg, bKb, bEAL, out)
-        X21, R0, l0, kx, xloc, xowner, cable, xW, xU, xdl, bad = _exact(fd, idata, wd, tab)
+        X21, R0, l0, kx, xloc, xowner, cable, xW, xWs, xU, xdl, bad = _exact(fd, idata, wd, tab)
         if xloc.shape[0] > 0:
-            bad[0] = 1.0 + exact_energy(q, idx, np.int64(7), xloc, xowner, X21, R0, l0, kx, cable, xW, xU, xdl, out)
+            bad[0] = 1.0 + exact_energy(q, idx, np.int64(7), xloc, xowner, X21, R0, l0, kx, cable, xW, xWs, xU, xdl,
+                                        out)
         if Kextra.shape[0] > 0:
             for i in range(n):
                 out[i] += _quadratic(q, idx, Kextra, i, band)

@@ -55,7 +55,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from flexmb.compiled.exact_beam import NJ, NV, WORK_ROWS, element, forces_sparse
+from flexmb.compiled.exact_beam import NJ, NJ3, NV, TRIAD_ROWS, WORK_ROWS, element, forces_sparse
 from flexmb.errors import ConvergenceError, ModelError
 from flexmb.fem.model import FEModel
 from flexmb.fem.nonlinear_beam import FreeDofStructure, _check_fixed, _check_model, _entry_positions, _free_pattern
@@ -86,7 +86,7 @@ def element_energy(d: np.ndarray, psi1: np.ndarray, psi2: np.ndarray, R0: np.nda
     dl = np.zeros(7)
     if not element(np.asarray(d, float), np.asarray(psi1, float), np.asarray(psi2, float),
                    np.ascontiguousarray(R0, dtype=float), float(l0), np.asarray(k, float), bool(cable), np.arange(NV),
-                   W, U, dl):
+                   W, np.zeros(TRIAD_ROWS * NJ3), U, dl):
         raise ConvergenceError("exact beam element: a local rotation is pi")
     H = np.zeros((NV, NV))
     H[np.triu_indices(NV)] = U[1 + NV:]
