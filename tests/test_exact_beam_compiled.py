@@ -36,7 +36,8 @@ def frame_model(n=4, springs=False):
     """A skew straight Timoshenko beam (not along an axis), node sets ``root`` and ``tip``."""
     x = np.linspace(0.0, 1.0, n + 1)
     mesh = fm.FEMesh(np.column_stack([x, 0.3 * x, -0.2 * x]),
-                     {"line": np.column_stack([np.arange(n), np.arange(1, n + 1)])}, node_sets={"root": [0], "tip": [n]})
+                     {"line": np.column_stack([np.arange(n), np.arange(1, n + 1)])},
+                     node_sets={"root": [0], "tip": [n]})
     model = fm.FEModel(mesh, fm.Material(E=70e9, nu=0.33, rho=2700.0), sections=fm.BeamSection.rectangle(0.02, 0.04))
     if springs:
         model.add_spring(n, [1e5, 2e5, 3e5], [10.0, 20.0, 30.0])

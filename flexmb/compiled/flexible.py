@@ -87,7 +87,8 @@ def layout(n: int, m: int, npairs: int, linear: bool, stiff: bool, ne: int, extr
                 Jw=(3,), coef=(12,), dcp=(6, 3), Geta=(12, m), dJ=(m, 3, 3), dW=(m, 3, 3), trZ=(m,), trdW=(m,),
                 Jdom=(m, 3), F=(c,), Pa0=(c, 3), Pal=(c, 3), Pom=(c, 3), Peta=(c, m), Petad=(c, m), Petadd=(c, m),
                 inner=(c, 7 + m), A=(3, 3), Gp=(3, 4), pc=(4,), Da=(3, 4), G2d=(3, 4), G2dd=(3, 4), BF=(3, 4),
-                exact_W=(WORK_ROWS * NJ if nx else 0,), exact_Ws=(TRIAD_ROWS * NJ3 if nx else 0,), exact_U=(NJ if nx else 0,), exact_dl=(7,), exact_bad=(1,))
+                exact_W=(WORK_ROWS * NJ if nx else 0,), exact_Ws=(TRIAD_ROWS * NJ3 if nx else 0,),
+                exact_U=(NJ if nx else 0,), exact_dl=(7,), exact_bad=(1,))
     return floats, ints, work
 
 
@@ -660,8 +661,7 @@ def energy(q, v, fd, idata, wd, tab, which, out):
     """One energy of all bodies (J, W): ``which`` 0 kinetic ``v^T M v / 2`` (returned), 1 gravity
     ``-g . sum (m r + A S)`` (returned), 2 strain energy of each body into ``out`` (n,): ``eta^T K eta / 2``
     (linear) or the compiled beam elements (nonlinear and exact) plus node springs ``eta^T K_s eta / 2``,
-    3 damping power
-    ``-sum eta_d^T D eta_d`` (returned, <= 0)."""
+    3 damping power ``-sum eta_d^T D eta_d`` (returned, <= 0)."""
     fl, it, wk = _floats(fd, tab), _ints(idata, tab), _work(wd, tab)
     gravity, mass, s0, J0, St, Sr, Mee, xp, Jk, pp, Jkl, Skl, K, D, G, Kextra, bD, bw, bKb, bH, bEAL = fl
     idx, pk, pl, loc, owner, nq, avg, band = it
