@@ -1,7 +1,7 @@
 """Rotating-beam spin-up benchmark (issue 4): flexmb side by side with Exudyn in one run.
 
 Problem: suite ``rotating-beam`` (verification/rotating_beam/models.py; He 1992, §9.3), 20 s
-spin-up, Omega_s given on the command line. Four runs per Omega_s, all at the same fixed step
+spin-up, Omega_s given on the command line. Five runs per Omega_s, all at the same fixed step
 (default h = 1e-3, generalized-alpha rho_inf = 0.9):
 
 * flexmb ``FlexibleBody`` with the 4 in-plane fixed-root modes of the hex20 solid beam that
@@ -9,6 +9,7 @@ spin-up, Omega_s given on the command line. Four runs per Omega_s, all at the sa
   stiffening (load cases of the same solid model);
 * Exudyn ``ObjectFFRFreducedOrder`` on the same 4 modes (it has no stiffening);
 * flexmb ``NonlinearBeam`` with 16 Euler-Bernoulli elements (48 coordinates);
+* flexmb ``ExactBeam`` (geometrically exact co-rotational beam, default options) on the same mesh;
 * Exudyn ``ANCFCable2D`` with 16 elements (geometrically exact).
 
 Accuracy: the tip history against the two converged references of
@@ -51,6 +52,8 @@ from flexmb.reduction import craig_bampton                   # noqa: E402
 from verification.rotating_beam import models                # noqa: E402
 from verification.rotating_beam.reference import metrics     # noqa: E402
 
+BEAMS = {"nonlinear": fm.NonlinearBeam, "exact": fm.ExactBeam}
+"""The nodal beam bodies of the 16-element runs."""
 REFERENCE = json.loads((ROOT / "verification/rotating_beam/reference_data.json").read_text())
 IN_PLANE = [0, 2, 4, 5]
 """The in-plane ones among the 8 lowest fixed-root modes of the solid beam (Exudyn's selection)."""
@@ -75,7 +78,7 @@ def flexmb_run(kind: str, omega_s: float, h: float, t_end: float) -> dict:
     else:
         fe = models.beam_model(16)
         held = np.union1d(fe.dofs("root"), models.out_of_plane_dofs(fe))
-        body = system.add(fm.NonlinearBeam(fe, held, name="beam"))
+        body = system.add(BEAMS[kind](fe, held, name="beam"))
         shape = body.node_shapes(16)[0][0, 1]
     hub = system.add(fm.Revolute(system.ground, body, (0.0, 0.0, 0.0), (0.0, 0.0, 1.0)))
     system.add(fm.Driver(hub, angle=fm.TimeFunction.spin_up(omega_s, models.T_S)))
@@ -86,7 +89,8 @@ def flexmb_run(kind: str, omega_s: float, h: float, t_end: float) -> dict:
     wall = time.perf_counter() - t1
     o = body.offset + 7
     tip = res.q[:, o:o + body.n_modes] @ shape
-    return {"model": f"flexmb {'FlexibleBody (4 solid modes, stiffened)' if kind == 'modal' else 'NonlinearBeam x16'}",
+    label = "FlexibleBody (4 solid modes, stiffened)" if kind == "modal" else f"{BEAMS[kind].__name__} x16"
+    return {"model": f"flexmb {label}",
             "t": res.t, "tip": tip, "wall_s": wall, "loop_s": float(res.stats["loop_s"]),
             "steps": int(res.stats["steps"]), "build_s": build, "n_coordinates": system.compile().nq,
             "newton_per_step": res.stats["newton_iterations"] / max(res.stats["steps"], 1), "completed": True}
@@ -126,13 +130,14 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     rows = []
-    for kind in ("modal", "nonlinear"):        # load numba and the cached kernels once, outside the timed runs
+    for kind in ("modal", *BEAMS):        # load numba and the cached kernels once, outside the timed runs
         flexmb_run(kind, args.omegas[0], args.h, 10 * args.h)
     for om in args.omegas:
         runs = [("flexmb", lambda: flexmb_run("modal", om, args.h, args.t_end)),
                 ("exudyn", lambda: ex.exudyn_ffrf(om, 4, args.h, args.t_end)),
                 ("flexmb", lambda: flexmb_run("nonlinear", om, args.h, args.t_end)),
-                ("exudyn", lambda: ex.exudyn_ancf_cable(om, 16, args.h, args.t_end))]
+                ("exudyn", lambda: ex.exudyn_ancf_cable(om, 16, args.h, args.t_end)),
+                ("flexmb", lambda: flexmb_run("exact", om, args.h, args.t_end))]
         best = [None] * len(runs)
         for _ in range(args.repeat):          # interleaved repeats; the fastest run of each counts
             for i, (_, run) in enumerate(runs):
@@ -156,11 +161,14 @@ def main(argv=None) -> int:
                   f"{per_step(r) * 1e6:6.1f} us  tip_min {acc['tip_min']:+.5f}  "
                   f"err vs elastica {acc['max_abs_err_vs_elastica']:.2e} m  vs stretch "
                   f"{acc['max_abs_err_vs_stretch']:.2e} m  diverged {acc['diverged']}", flush=True)
-        f_modal, e_ffrf, f_nl, e_ancf = (r for _, r in runs[:4])
+        f_modal, e_ffrf, f_nl, e_ancf, f_ex = (r for _, r in runs[:5])
         print(f"  time per step flexmb/Exudyn: modal {per_step(f_modal) / per_step(e_ffrf):.2f} "
               f"(Exudyn's FFRF has no stiffening), nonlinear beam {per_step(f_nl) / per_step(e_ancf):.2f}; "
               f"whole-run wall ratio: modal {f_modal['wall_s'] / e_ffrf['wall_s']:.2f}, nonlinear beam "
               f"{f_nl['wall_s'] / e_ancf['wall_s']:.2f}")
+        print(f"  time per step: exact beam / Exudyn ANCF {per_step(f_ex) / per_step(e_ancf):.2f}, exact beam / "
+              f"nonlinear beam {per_step(f_ex) / per_step(f_nl):.2f}; whole-run wall ratio exact beam / Exudyn ANCF "
+              f"{f_ex['wall_s'] / e_ancf['wall_s']:.2f}")
     if args.out:
         doc = {"benchmark": "spin_up", "date": _dt.datetime.now().isoformat(timespec="seconds"),
                "machine": platform.platform(), "cpus": os.cpu_count(), "flexmb": fm.__version__,

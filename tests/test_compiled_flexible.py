@@ -63,9 +63,15 @@ def state(bodies, nq: int, seed: int, scale: float = 0.01):
     return q, v, a
 
 
-@pytest.fixture(scope="module", params=["modal", "beam"])
+def exact_bodies() -> list:
+    """Exact beams and a nonlinear beam in one group (flexmb/compiled/exact_beam.py in the group kernel)."""
+    return [fm.ExactBeam(curved(6, springs=(i == 1)), "root", damping=0.01, membrane="chord" if i else "average",
+                         name=f"xb{i}") for i in range(2)] + beam_bodies()[:1]
+
+
+@pytest.fixture(scope="module", params=["modal", "beam", "exact"])
 def bodies(request):
-    return modal_bodies() if request.param == "modal" else beam_bodies()
+    return {"modal": modal_bodies, "beam": beam_bodies, "exact": exact_bodies}[request.param]()
 
 
 def test_packed_views_have_the_layout_shapes(bodies):
@@ -73,8 +79,11 @@ def test_packed_views_have_the_layout_shapes(bodies):
     tab = g._tab
     n, m, linear, stiff, ne, extra = tab[0]
     npairs = int(tab[1 + len(kernels.FLOATS) + kernels.INTS.index("pair_k"), 1])
-    fshapes, ishapes, wshapes = kernels.layout(n, m, npairs, bool(linear), bool(stiff), ne, bool(extra))
-    views = (kernels._floats(g._fdata, tab), kernels._ints(g._idata, tab), kernels._work(g._wdata, tab))
+    nx = int(tab[1 + kernels.FLOATS.index("exact_l0"), 1])
+    fshapes, ishapes, wshapes = kernels.layout(n, m, npairs, bool(linear), bool(stiff), ne, bool(extra), nx)
+    exact = kernels._exact(g._fdata, g._idata, g._wdata, tab)       # the exact beam's views, in each list's order
+    views = (kernels._floats(g._fdata, tab) + exact[:4], kernels._ints(g._idata, tab) + exact[4:7],
+             kernels._work(g._wdata, tab) + exact[7:])
     for names, shapes, got in zip((kernels.FLOATS, kernels.INTS, kernels.WORK), (fshapes, ishapes, wshapes), views):
         assert tuple(shapes) == names
         assert [x.shape for x in got] == list(shapes.values())

@@ -258,21 +258,3 @@ def test_joint_at_a_node_in_static_equilibrium():
     # nonlinear terms O(w / L) ~ 1e-5 relative; Newton tolerance 1e-10 absolute (1e-5 relative)
     np.testing.assert_allclose(res.deflection(beam, n // 2)[-1], w_ref, rtol=0, atol=1e-4 * np.linalg.norm(w_ref))
     assert np.linalg.norm(res.deflection(beam, n)[-1]) < 1e-10
-
-
-def test_batch_of_beams_equals_each_beams_internal_force():
-    """ExactBeamBatch (one compiled call for all exact beams of a flexible-body group) gives each body's own
-    internal force and dense tangent (ExactBeamStructure.internal_force), to round-off."""
-    from flexmb.fem.exact_beam import ExactBeamBatch
-    rng = np.random.default_rng(5)
-    model = frame_model(n=4, timoshenko=True)
-    fixed = model.dofs("root")
-    structures = [ExactBeamStructure(model, fixed), ExactBeamStructure(model, fixed)]
-    eta = 0.05 * rng.standard_normal((2, structures[0].ndof_free))
-    f, K = np.empty(eta.shape), np.empty(eta.shape + (eta.shape[1],))
-    ExactBeamBatch(structures).forces(eta, f, K)
-    for i, st in enumerate(structures):
-        fi, Ki = st.internal_force(eta[i])
-        # the same element arithmetic summed in another order: round-off only, 1e-12 of the largest entry
-        assert np.abs(f[i] - fi).max() <= 1e-12 * np.abs(fi).max()
-        assert np.abs(K[i] - Ki.toarray()).max() <= 1e-12 * np.abs(Ki.data).max()

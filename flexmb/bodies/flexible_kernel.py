@@ -19,16 +19,18 @@ All Jacobians are exact (chain rule through a0, alpha, omega; tested against
 central differences in tests/test_flexible_body.py).
 
 Each evaluation is one compiled call over all bodies of a group (:mod:`flexmb.compiled.flexible`);
-the elastic forces of nonlinear beams come from the compiled element loop of
-:mod:`flexmb.compiled.beam` in the same call, written into dense (m, m) tangents per body. Other
-nonlinear structures (``body.structure`` with ``internal_force(u) -> (f, sparse K_t)``) are called
-once per body in Python and their forces passed to the kernel.
+the elastic forces of nonlinear beams and of geometrically exact beams come from the compiled element loops
+of :mod:`flexmb.compiled.beam` and :mod:`flexmb.compiled.exact_beam` in the same call, written into dense
+(m, m) tangents per body. A group with any other structure (``body.structure`` of another type with
+``internal_force(u) -> (f, sparse K_t)``) calls each body's ``internal_force`` in Python and passes the
+forces to the kernel (``_python_structures``; such a group does not take the compiled step).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..compiled import lazy_module
+from ..errors import ConvergenceError
 
 kernels = lazy_module("flexmb.compiled.flexible")   # loads with the first flexible body, not with Assembly
 
@@ -62,39 +64,40 @@ class FlexibleBodyGroup:
         if stiff:
             values["G"] = [b.G_inertial if b.stiffening else np.zeros((12, m, m)) for b in bodies]
         ints = dict(idx=self.idx, pair_k=pk, pair_l=pl)
-        # elastic forces of nonlinear structures: the compiled beam loop, or one Python call per body
+        # elastic forces of nonlinear structures: the compiled element loops, or one Python call per body
         self._python_structures = False
-        ne, extra = 0, False
+        ne = nx = 0
+        extra = False
+        self._exact_first = np.zeros(0, dtype=np.int64)
         if not linear:
+            from ..fem.exact_beam import ExactBeamStructure
             from ..fem.nonlinear_beam import NonlinearBeamStructure
-            if all(type(st) is NonlinearBeamStructure for st in structures):
-                E = [st.elements for st in structures]
-                ne = sum(e.nq.size for e in E)
-                values.update({f"beam_{k}": np.concatenate([getattr(e, k) for e in E]) for k in E[0]._fields
-                               if k not in ("nq", "avg")})
-                ints.update(beam_loc=np.concatenate([st.element_free_dofs for st in structures]),
-                            beam_owner=np.concatenate([np.full(e.nq.size, i) for i, e in enumerate(E)]),
-                            beam_nq=np.concatenate([e.nq for e in E]), beam_avg=np.concatenate([e.avg for e in E]))
+            if all(type(st) in (NonlinearBeamStructure, ExactBeamStructure) for st in structures):
+                ne = _pack_elements(structures, NonlinearBeamStructure, "beam", values, ints, ("nq", "avg"))
+                nx = _pack_elements(structures, ExactBeamStructure, "exact", values, ints, ("cable",))
+                owners = ints.get("exact_owner", np.zeros(0, dtype=np.int64))
+                self._exact_first = np.concatenate([[0], np.cumsum(np.bincount(owners, minlength=n))])
                 springs = [st.extra_stiffness for st in structures]
                 extra = any(x is not None for x in springs)
                 if extra:
                     values["Kextra"] = [np.zeros((m, m)) if x is None else x.toarray() for x in springs]
             else:
                 self._python_structures = True
-                self._batches, self._per_body = _structure_batches(structures)
         # columns of the non-zeros of each elastic row of the m x m matrices (a beam's are banded)
         if self._python_structures:
             ints["band"] = np.array([np.zeros(m), np.full(m, m)], dtype=np.int64)
         else:
             mats = [values[k] for k in ("Mee", "D", "K", "G", "Kextra") if k in values]
-            ints["band"] = _band(m, mats, ints.get("beam_loc", np.zeros((0, 12), dtype=np.int64)), pk, pl)
-        fshapes, ishapes, wshapes = kernels.layout(n, m, pk.size, linear, stiff, ne, extra)
+            locs = [ints[k] for k in ("beam_loc", "exact_loc") if k in ints]
+            ints["band"] = _band(m, mats, np.concatenate(locs or [np.zeros((0, 12), dtype=np.int64)]), pk, pl)
+        fshapes, ishapes, wshapes = kernels.layout(n, m, pk.size, linear, stiff, ne, extra, nx)
         self._fdata, ftab, fviews = kernels.pack(fshapes, np.float64, values)
         self._idata, itab, _ = kernels.pack(ishapes, np.int64, ints)
         self._wdata, wtab, wviews = kernels.pack(wshapes, np.float64)
         flags = np.array([[n, m, int(linear), int(stiff), ne, int(extra)]], dtype=np.int64)
         self._tab = np.ascontiguousarray(np.vstack([flags, ftab, itab, wtab]))
         self._fel, self._Kel = wviews["fel"], wviews["Kel"]
+        self._exact_bad = wviews["exact_bad"]
         # empty outputs of the mode of kernels.evaluate not asked for
         self._no_energy = np.zeros(0)
         self._no_r, self._no_blk = np.zeros((0, 7 + m)), np.zeros((0, 7 + m, 7 + m))
@@ -113,15 +116,22 @@ class FlexibleBodyGroup:
         q = np.ascontiguousarray(q, dtype=float)
         if self._python_structures:
             eta = q[self.idx[:, 7:]]
-            for rows, batch in self._batches:           # one compiled call per batch of exact beams
-                f, K = np.empty((rows.size, self.m)), np.empty((rows.size, self.m, self.m))
-                batch.forces(eta[rows], f, K)
-                self._fel[rows], self._Kel[rows] = f, K
-            for i in self._per_body:                    # other user structures: their own internal_force
-                f, Kt = self.structures[i].internal_force(eta[i])
+            for i, st in enumerate(self.structures):
+                f, Kt = st.internal_force(eta[i])
                 self._fel[i] = f
                 self._Kel[i] = Kt.toarray()
         return q
+
+    def _check_exact(self) -> None:
+        """ConvergenceError when an exact-beam element failed in the last compiled evaluation (its local rotation is
+        pi: flexmb/compiled/exact_beam.py); the body's forces are NaN then."""
+        e = int(self._exact_bad[0]) - 1
+        if e >= 0:
+            self._exact_bad[0] = 0.0
+            b = int(np.searchsorted(self._exact_first, e, side="right")) - 1
+            raise ConvergenceError(f"exact beam {self.bodies[b].name!r}: element {e - self._exact_first[b]} turns by "
+                                   "pi relative to its chord (the local rotation is undefined there; refine the mesh "
+                                   "or reduce the step)")
 
     def terms(self, q, v, a, jacobian: bool):
         """Body-frame forces ``F = (F_V, F_pi, F_q)`` (n, 6+m) and, with ``jacobian``, their
@@ -136,6 +146,7 @@ class FlexibleBodyGroup:
         A, Gp = np.empty((n, 3, 3)), np.empty((n, 3, 4))
         kernels.evaluate(q, v, a, self._fdata, self._idata, self._wdata, self._tab, 0.0, 0.0, 0.0, jacobian,
                          self._no_r, self._no_blk, F, P["a0"], P["al"], P["om"], P["eta"], P["etad"], P["etadd"], A, Gp)
+        self._check_exact()
         _, p, _ = self._split(q)
         _, pd, _ = self._split(v)
         rdd, pdd, _ = self._split(a)
@@ -152,6 +163,7 @@ class FlexibleBodyGroup:
         cM, cC, cK = (float(c) for c in coef) if jac else (0.0, 0.0, 0.0)
         kernels.evaluate(self._prepare(q), np.ascontiguousarray(v, dtype=float), np.ascontiguousarray(a, dtype=float),
                          self._fdata, self._idata, self._wdata, self._tab, cM, cC, cK, jac, r, blk, *self._no_terms)
+        self._check_exact()
         return self.idx, r, (blk if jac else None)
 
     # -- energies -----------------------------------------------------------------------------------
@@ -171,6 +183,7 @@ class FlexibleBodyGroup:
             return np.array([b.strain_energy(e) for b, e in zip(self.bodies, q[self.idx[:, 7:]])])
         out = np.empty(self.n)
         self._energy(q, q, 2, out)
+        self._check_exact()
         return out
 
     def damping_power(self, v) -> float:
@@ -184,17 +197,20 @@ class FlexibleBodyGroup:
                                     self._no_energy if out is None else out))
 
 
-def _structure_batches(structures) -> tuple[list, list[int]]:
-    """Exact beams grouped by their cable flag into :class:`~flexmb.fem.exact_beam.ExactBeamBatch` objects (one
-    compiled call each), as ``[(body rows, batch)]``, and the rows of any other structure, which are called
-    one by one through ``internal_force``."""
-    from ..fem.exact_beam import ExactBeamBatch, ExactBeamStructure
-    exact = [i for i, st in enumerate(structures) if type(st) is ExactBeamStructure]
-    batches = []
-    for cable in sorted({structures[i].cable for i in exact}):
-        rows = np.array([i for i in exact if structures[i].cable == cable], dtype=np.int64)
-        batches.append((rows, ExactBeamBatch([structures[i] for i in rows])))
-    return batches, [i for i in range(len(structures)) if i not in set(exact)]
+def _pack_elements(structures, kind: type, prefix: str, values: dict, ints: dict, int_fields: tuple) -> int:
+    """The element arrays (``structure.elements``, a named tuple) of the structures of type ``kind`` stacked into
+    ``values`` (floats) and ``ints`` (``int_fields``) under ``<prefix>_<field>``, with ``<prefix>_loc`` (ne, 12)
+    the position of each element dof among its body's coordinates and ``<prefix>_owner`` (ne,) its body's row
+    in the group (flexmb/compiled/flexible.py ``layout``). Returns the number of elements."""
+    rows = [i for i, st in enumerate(structures) if type(st) is kind]
+    if not rows:
+        return 0
+    E = [structures[i].elements for i in rows]
+    for k in E[0]._fields:
+        (ints if k in int_fields else values)[f"{prefix}_{k}"] = np.concatenate([getattr(e, k) for e in E])
+    ints[f"{prefix}_loc"] = np.concatenate([structures[i].element_free_dofs for i in rows])
+    ints[f"{prefix}_owner"] = np.concatenate([np.full(structures[i].element_free_dofs.shape[0], i) for i in rows])
+    return int(ints[f"{prefix}_owner"].size)
 
 
 def _band(m: int, mats: list, loc: np.ndarray, pk: np.ndarray, pl: np.ndarray) -> np.ndarray:

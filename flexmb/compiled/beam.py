@@ -31,7 +31,7 @@ MAX_POINTS = 5
 
 
 @njit(cache=True, inline="always")
-def _gather(x, idx, off, b, loc, e, d):
+def gather(x, idx, off, b, loc, e, d):
     """``d_j = u_b[loc[e, j]]`` with ``u_b[k] = x[idx[b, off + k]]``; held dofs (loc < 0) zero."""
     for j in range(12):
         k = loc[e, j]
@@ -111,7 +111,7 @@ def forces_dense(x, idx, off, loc, owner, D, w, nq, avg, Kb, Hbar, EAL, f, K):
     Ke = np.empty((12, 12))
     for e in range(loc.shape[0]):
         b = owner[e]
-        _gather(x, idx, off, b, loc, e, d)
+        gather(x, idx, off, b, loc, e, d)
         _element(D, w, nq, avg, Kb, Hbar, EAL, e, d, g, eps, grad, bbar, fe, Ke)
         for i in range(12):
             r = loc[e, i]
@@ -139,7 +139,7 @@ def forces_sparse(u, loc, D, w, nq, avg, Kb, Hbar, EAL, pos, f, kdata, one):
     Ke = np.empty((12, 12))
     nnz = kdata.size
     for e in range(loc.shape[0]):
-        _gather(u, one, 0, 0, loc, e, d)
+        gather(u, one, 0, 0, loc, e, d)
         _element(D, w, nq, avg, Kb, Hbar, EAL, e, d, g, eps, grad, bbar, fe, Ke)
         for i in range(12):
             r = loc[e, i]
@@ -160,7 +160,7 @@ def energy(x, idx, off, loc, owner, D, w, nq, avg, Kb, EAL, out):
     grad = np.empty((MAX_POINTS, 12))
     for e in range(loc.shape[0]):
         b = owner[e]
-        _gather(x, idx, off, b, loc, e, d)
+        gather(x, idx, off, b, loc, e, d)
         n = nq[e]
         _strain(D, e, n, d, g, eps, grad)
         bend = 0.0

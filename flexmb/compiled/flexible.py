@@ -40,6 +40,7 @@ import numpy as np
 from numba import njit
 
 from .beam import MAX_POINTS, energy as beam_energy, forces_dense
+from .exact_beam import NJ, NJ3, TRIAD_ROWS, WORK_ROWS, energy as exact_energy, forces_dense as exact_forces_dense
 from .rotations import jacobian_B, matrix_G, rotation_matrix
 from .views import borrow
 
@@ -48,34 +49,46 @@ _PI = (0, 1, 2, 0, 1, 0)
 _PJ = (0, 1, 2, 1, 2, 2)
 
 FLOATS = ("gravity", "mass", "s0", "J0", "St", "Sr", "Mee", "xp", "Jk", "pp", "Jkl", "Skl", "K", "D", "G", "Kextra",
-          "beam_D", "beam_w", "beam_Kb", "beam_Hbar", "beam_EAL")
+          "beam_D", "beam_w", "beam_Kb", "beam_Hbar", "beam_EAL", "exact_X21", "exact_R0", "exact_l0", "exact_k")
 _NF = len(FLOATS)
-INTS = ("idx", "pair_k", "pair_l", "beam_loc", "beam_owner", "beam_nq", "beam_avg", "band")
+INTS = ("idx", "pair_k", "pair_l", "beam_loc", "beam_owner", "beam_nq", "beam_avg", "band", "exact_loc", "exact_owner",
+        "exact_cable")
 WORK = ("fel", "Kel", "p", "pd", "pdd", "eta", "etad", "etadd", "wacc", "a0", "al", "om", "S", "J", "L", "Sw", "Z",
         "W", "vSt", "Jw", "coef", "dcp", "Geta", "dJ", "dW", "trZ", "trdW", "Jdom", "F", "Pa0", "Pal", "Pom", "Peta",
-        "Petad", "Petadd", "inner", "A", "Gp", "pc", "Da", "G2d", "G2dd", "BF")
+        "Petad", "Petadd", "inner", "A", "Gp", "pc", "Da", "G2d", "G2dd", "BF", "exact_W", "exact_Ws", "exact_U",
+        "exact_dl", "exact_bad")
 _NI = len(INTS)
+# table rows of the exact beam's views (:func:`_exact`)
+_XF = 1 + FLOATS.index("exact_X21")
+_XI = 1 + _NF + INTS.index("exact_loc")
+_XW = 1 + _NF + _NI + WORK.index("exact_W")
 
 
-def layout(n: int, m: int, npairs: int, linear: bool, stiff: bool, ne: int, extra: bool) -> tuple[dict, dict, dict]:
+def layout(n: int, m: int, npairs: int, linear: bool, stiff: bool, ne: int, extra: bool,
+           nx: int = 0) -> tuple[dict, dict, dict]:
     """Shapes of the float, int and work views (dicts in the order of FLOATS, INTS, WORK) of ``n`` bodies
-    with ``m`` modes, ``npairs`` mode pairs, ``ne`` beam elements; ``linear``: elastic force ``K eta``
-    (else a structure's, in ``fel``/``Kel``); ``stiff``: stiffening load cases; ``extra``: node springs."""
+    with ``m`` modes, ``npairs`` mode pairs, ``ne`` nonlinear-beam and ``nx`` exact-beam elements
+    (flexmb/compiled/exact_beam.py); ``linear``: elastic force ``K eta`` (else a structure's, in
+    ``fel``/``Kel``); ``stiff``: stiffening load cases; ``extra``: node springs. ``exact_bad`` holds 1 + the
+    group's index of the exact-beam element that failed in the last evaluation (its local rotation is pi), else 0."""
     nK = n if linear else 0
     nS = 0 if linear else n
     floats = dict(gravity=(3,), mass=(n,), s0=(n, 3), J0=(n, 3, 3), St=(n, 3, m), Sr=(n, 3, m), Mee=(n, m, m),
                   xp=(n, 3, 3, m), Jk=(n, m, 3, 3), pp=(n, npairs, 3, 3), Jkl=(n, npairs, 3, 3), Skl=(n, npairs, 3),
                   K=(nK, m, m), D=(n, m, m), G=(n if stiff else 0, 12, m, m), Kextra=(n if extra else 0, m, m),
                   beam_D=(ne, MAX_POINTS, 4, 12), beam_w=(ne, MAX_POINTS), beam_Kb=(ne, 12, 12),
-                  beam_Hbar=(ne, 12, 12), beam_EAL=(ne,))
+                  beam_Hbar=(ne, 12, 12), beam_EAL=(ne,), exact_X21=(nx, 3), exact_R0=(nx, 3, 3), exact_l0=(nx,),
+                  exact_k=(nx, 9))
     ints = dict(idx=(n, 7 + m), pair_k=(npairs,), pair_l=(npairs,), beam_loc=(ne, 12), beam_owner=(ne,),
-                beam_nq=(ne,), beam_avg=(ne,), band=(2, m))
+                beam_nq=(ne,), beam_avg=(ne,), band=(2, m), exact_loc=(nx, 12), exact_owner=(nx,), exact_cable=(nx,))
     c = 6 + m
     work = dict(fel=(nS, m), Kel=(nS, m, m), p=(4,), pd=(4,), pdd=(4,), eta=(m,), etad=(m,), etadd=(m,), wacc=(3,),
                 a0=(3,), al=(3,), om=(3,), S=(3,), J=(3, 3), L=(3, m), Sw=(3, m), Z=(3, 3, m), W=(3, 3), vSt=(3,),
                 Jw=(3,), coef=(12,), dcp=(6, 3), Geta=(12, m), dJ=(m, 3, 3), dW=(m, 3, 3), trZ=(m,), trdW=(m,),
                 Jdom=(m, 3), F=(c,), Pa0=(c, 3), Pal=(c, 3), Pom=(c, 3), Peta=(c, m), Petad=(c, m), Petadd=(c, m),
-                inner=(c, 7 + m), A=(3, 3), Gp=(3, 4), pc=(4,), Da=(3, 4), G2d=(3, 4), G2dd=(3, 4), BF=(3, 4))
+                inner=(c, 7 + m), A=(3, 3), Gp=(3, 4), pc=(4,), Da=(3, 4), G2d=(3, 4), G2dd=(3, 4), BF=(3, 4),
+                exact_W=(WORK_ROWS * NJ if nx else 0,), exact_Ws=(TRIAD_ROWS * NJ3 if nx else 0,),
+                exact_U=(NJ if nx else 0,), exact_dl=(7,), exact_bad=(1,))
     return floats, ints, work
 
 
@@ -118,7 +131,7 @@ def _v4(buf, tab, k):
 
 @njit(cache=True)
 def _floats(fd, tab):
-    """Views of the float buffer in the order of FLOATS (table rows 1...)."""
+    """Views of the float buffer in the order of FLOATS (table rows 1...), up to the exact beam's (:func:`_exact`)."""
     return (_v1(fd, tab, 1), _v1(fd, tab, 2), _v2(fd, tab, 3), _v3(fd, tab, 4), _v3(fd, tab, 5), _v3(fd, tab, 6),
             _v3(fd, tab, 7), _v4(fd, tab, 8), _v4(fd, tab, 9), _v4(fd, tab, 10), _v4(fd, tab, 11), _v3(fd, tab, 12),
             _v3(fd, tab, 13), _v3(fd, tab, 14), _v4(fd, tab, 15), _v3(fd, tab, 16), _v4(fd, tab, 17),
@@ -126,8 +139,17 @@ def _floats(fd, tab):
 
 
 @njit(cache=True)
+def _exact(fd, idata, wd, tab):
+    """Views of the exact beam's element data and work arrays (the ``exact_*`` names of FLOATS, INTS, WORK)."""
+    return (_v2(fd, tab, _XF), _v3(fd, tab, _XF + 1), _v1(fd, tab, _XF + 2), _v2(fd, tab, _XF + 3),
+            _v2(idata, tab, _XI), _v1(idata, tab, _XI + 1), _v1(idata, tab, _XI + 2),
+            _v1(wd, tab, _XW), _v1(wd, tab, _XW + 1), _v1(wd, tab, _XW + 2), _v1(wd, tab, _XW + 3),
+            _v1(wd, tab, _XW + 4))
+
+
+@njit(cache=True)
 def _ints(idata, tab):
-    """Views of the int buffer in the order of INTS (table rows after the floats)."""
+    """Views of the int buffer in the order of INTS (table rows after the floats), up to the exact beam's."""
     k = 1 + _NF
     return (_v2(idata, tab, k), _v1(idata, tab, k + 1), _v1(idata, tab, k + 2), _v2(idata, tab, k + 3),
             _v1(idata, tab, k + 4), _v1(idata, tab, k + 5), _v1(idata, tab, k + 6), _v2(idata, tab, k + 7))
@@ -135,7 +157,7 @@ def _ints(idata, tab):
 
 @njit(cache=True)
 def _work(wd, tab):
-    """Views of the work buffer in the order of WORK (table rows after the ints)."""
+    """Views of the work buffer in the order of WORK (table rows after the ints), up to the exact beam's."""
     k = 1 + _NF + _NI
     return (_v2(wd, tab, k), _v3(wd, tab, k + 1), _v1(wd, tab, k + 2), _v1(wd, tab, k + 3), _v1(wd, tab, k + 4),
             _v1(wd, tab, k + 5), _v1(wd, tab, k + 6), _v1(wd, tab, k + 7), _v1(wd, tab, k + 8), _v1(wd, tab, k + 9),
@@ -422,15 +444,18 @@ def _bodies(q, v, a, fd, idata, wd, tab, linear, jac, cM, cC, cK, res, blk, Fo, 
 
 @njit(cache=True)
 def _elastic(q, fd, idata, wd, tab, linear):
-    """Structure forces and dense tangents of all bodies from the compiled beam loop (when the group
-    has beam elements), plus the constant node-spring stiffness ``Kextra``."""
+    """Structure forces and dense tangents of all bodies from the compiled element loops of the nonlinear beam
+    and the exact beam (when the group has such elements), plus the constant node-spring stiffness ``Kextra``.
+    A failed exact-beam element (a local rotation of pi) leaves its body's forces NaN and its index in
+    ``exact_bad``."""
     if linear:
         return
     fl, it, wk = _floats(fd, tab), _ints(idata, tab), _work(wd, tab)
     gravity, mass, s0, J0, St, Sr, Mee, xp, Jk, pp, Jkl, Skl, K, D, G, Kextra, bD, bw, bKb, bH, bEAL = fl
     idx, pk, pl, loc, owner, nq, avg, band = it
+    X21, R0, l0, kx, xloc, xowner, cable, xW, xWs, xU, xdl, bad = _exact(fd, idata, wd, tab)
     fel, Kel = wk[0], wk[1]
-    if linear or loc.shape[0] == 0:
+    if loc.shape[0] == 0 and xloc.shape[0] == 0:
         return
     fel[:, :] = 0.0
     n, m = fel.shape
@@ -438,7 +463,12 @@ def _elastic(q, fd, idata, wd, tab, linear):
         for k in range(m):
             for l in range(band[0, k], band[1, k]):
                 Kel[b, k, l] = 0.0
-    forces_dense(q, idx, np.int64(7), loc, owner, bD, bw, nq, avg, bKb, bH, bEAL, fel, Kel)
+    seven = np.int64(7)         # no literal (docs/architecture.md §2)
+    if loc.shape[0] > 0:
+        forces_dense(q, idx, seven, loc, owner, bD, bw, nq, avg, bKb, bH, bEAL, fel, Kel)
+    if xloc.shape[0] > 0:
+        bad[0] = 1.0 + exact_forces_dense(q, idx, seven, xloc, xowner, X21, R0, l0, kx, cable, xW, xWs, xU, xdl, fel,
+                                         Kel)
     if Kextra.shape[0] > 0:
         for b in range(n):
             for k in range(m):
@@ -630,8 +660,8 @@ def _quadratic(x, idx, M, i, band):
 def energy(q, v, fd, idata, wd, tab, which, out):
     """One energy of all bodies (J, W): ``which`` 0 kinetic ``v^T M v / 2`` (returned), 1 gravity
     ``-g . sum (m r + A S)`` (returned), 2 strain energy of each body into ``out`` (n,): ``eta^T K eta / 2``
-    (linear) or the compiled beam elements plus node springs ``eta^T K_s eta / 2``, 3 damping power
-    ``-sum eta_d^T D eta_d`` (returned, <= 0)."""
+    (linear) or the compiled beam elements (nonlinear and exact) plus node springs ``eta^T K_s eta / 2``,
+    3 damping power ``-sum eta_d^T D eta_d`` (returned, <= 0)."""
     fl, it, wk = _floats(fd, tab), _ints(idata, tab), _work(wd, tab)
     gravity, mass, s0, J0, St, Sr, Mee, xp, Jk, pp, Jkl, Skl, K, D, G, Kextra, bD, bw, bKb, bH, bEAL = fl
     idx, pk, pl, loc, owner, nq, avg, band = it
@@ -646,6 +676,10 @@ def energy(q, v, fd, idata, wd, tab, which, out):
             out[i] = _quadratic(q, idx, K, i, band) if tab[0, 2] == 1 else 0.0
         if loc.shape[0] > 0:
             beam_energy(q, idx, 7, loc, owner, bD, bw, nq, avg, bKb, bEAL, out)
+        X21, R0, l0, kx, xloc, xowner, cable, xW, xWs, xU, xdl, bad = _exact(fd, idata, wd, tab)
+        if xloc.shape[0] > 0:
+            bad[0] = 1.0 + exact_energy(q, idx, np.int64(7), xloc, xowner, X21, R0, l0, kx, cable, xW, xWs, xU, xdl,
+                                        out)
         if Kextra.shape[0] > 0:
             for i in range(n):
                 out[i] += _quadratic(q, idx, Kextra, i, band)

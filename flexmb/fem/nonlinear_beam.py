@@ -51,6 +51,11 @@ class FreeDofStructure:
         data = extra[self._positions]
         return self._csr(data.copy()), data
 
+    @property
+    def extra_stiffness(self) -> sp.csr_matrix | None:
+        """The constant linear stiffness of node springs on the free dofs (None when there is none)."""
+        return self._extra
+
     def _csr(self, data: np.ndarray) -> sp.csr_matrix:
         """CSR matrix on the free dofs with the constant pattern and values ``data``."""
         A = sp.csr_matrix((data, self._indices, self._indptr), shape=(self.ndof_free,) * 2, copy=False)
@@ -120,11 +125,6 @@ class NonlinearBeamStructure(FreeDofStructure):
         """Element dof arrays (ne, 12) of every chunk."""
         u = self.expand(u_free)
         return [u[dm] for dm in self._dofmaps]
-
-    @property
-    def extra_stiffness(self) -> sp.csr_matrix | None:
-        """The constant linear stiffness of node springs on the free dofs (None when there is none)."""
-        return self._extra
 
     # -- energy, forces, tangent ----------------------------------------------------------------
     def strain_energy(self, u_free: np.ndarray) -> float:

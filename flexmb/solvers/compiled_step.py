@@ -3,7 +3,7 @@
 :class:`CompiledStep` packs a compiled model's bodies, joint primitives and the position maps of its
 Newton-matrix pattern once (the model tuple of :mod:`flexmb.compiled.step`), and then takes a whole
 generalized-alpha step in one compiled call, or a block of fixed steps in one call. A model qualifies when
-it has rigid bodies and flexible bodies (modal, with or without stiffening, or nonlinear beams), joint
+it has rigid bodies and flexible bodies (modal, with or without stiffening, nonlinear or exact beams), joint
 primitives between them (drivers included), applied forces and torques, spring-dampers and bushings, DC motors,
 sphere-plane, sphere-sphere and clearance contact pairs with any normal law (a user's law written in Python is
 called through the one hook of :mod:`flexmb.compiled.hook`, :class:`UserLawHook`) and built-in friction laws,
