@@ -243,18 +243,22 @@ def chord_link(length: float, root: np.ndarray, name: str, n_modes: int = N_MODE
 
 def open_loop_manipulator(t_table: np.ndarray, torque_table: np.ndarray, flexible: bool,
                           basis: str = "tangent", torques_at: str = "nodes") -> Manipulator:
-    """The planar manoeuvre open loop: the base driver holds joint 1 at 0 (seed: "joint 1 is fixed"), joints 2
-    to 4 are free pins loaded by the joint torques ``torque_table`` (N m, (n, 3) for shoulder, elbow, wrist) at
-    the times ``t_table`` (s), interpolated by cubic splines (``fm.TimeFunction.table``): +tau on the outboard
+    """The manoeuvre open loop. Planar, ``torque_table`` (N m) (n, 3) for shoulder, elbow, wrist: the base driver
+    holds joint 1 at 0 (seed: "joint 1 is fixed"); 3-D, (n, 4) with the base first: the base pin is free too,
+    loaded by tau_1 about X (its reaction on the ground). Joints 2 to 4 are free pins loaded by their joint
+    torques at the times ``t_table`` (s), interpolated by cubic splines (``fm.TimeFunction.table``): +tau on the outboard
     body about its pin axis (local z), -tau on the inboard one (``_joint_torque``). Rigid or flexible links 2
     and 3. Flexible, ``basis="tangent"``: ``flexible_link`` (clamped root: the frame is the root tangent), the
     pins at the links' end nodes, so the joint angles are root-tangent angles; ``basis="chord"``: ``chord_link``
-    (the thesis's simply supported in-plane modes: the frame is the chord), the pins between the frames (chord
-    angles). In both the joint torques act where a motor and its reaction act on a link: ``fm.NodalTorque`` at
+    (the thesis's simply supported in-plane modes: the frame is the chord), each pin from the inboard link's tip
+    node (which carries the outboard link through its out-of-plane deflection) to the outboard link's frame: the
+    pin's coordinate is the outboard chord's angle to the inboard tip tangent. In both the joint torques act where a motor and its reaction act on a link: ``fm.NodalTorque`` at
     its root node (+tau; on the clamped root of the tangent basis the same as a torque on the frame) and at the
     inboard link's tip node (-tau), about the frame's z (in the plane the node's own z, which bending about z
-    leaves unchanged); ``torques_at="frames"`` puts both on the links' frames instead (``fm.Torque``).
-    ``drivers`` holds the base driver and the three pins."""
+    leaves unchanged; out of the plane, in 3-D, it differs from the tip node's z, the pin axis, by the node's
+    bending rotation: a first-order approximation, 1 % of the 3-D open loop's payload error against a torque
+    about the node's deformed z); ``torques_at="frames"`` puts both on the links' frames
+    instead (``fm.Torque``). ``drivers`` holds the base driver (planar) or the base pin (3-D) and the three pins."""
     if basis not in ("tangent", "chord") or torques_at not in ("nodes", "frames"):
         raise ValueError(f"basis must be 'tangent' or 'chord' and torques_at 'nodes' or 'frames', got {basis!r}, "
                          f"{torques_at!r}")
@@ -265,7 +269,7 @@ def open_loop_manipulator(t_table: np.ndarray, torque_table: np.ndarray, flexibl
         links = [s.add(make(length, JOINT_POINTS[k], f"link{k + 2}")) for k, length in enumerate((L2, L3))]
         nodes = [(link.node(0), link.node(N_ELEMENTS)) for link in links]
         frames = [(link, link) for link in links]
-        sites = nodes if basis == "tangent" else frames
+        sites = nodes if basis == "tangent" else [(link, link.node(N_ELEMENTS)) for link in links]
         ends = nodes if torques_at == "nodes" else frames
     else:
         links = [s.add(fm.RigidBody(MASS[k + 1], INERTIA[k + 1], position=JOINT_POINTS[k] + (0.0, length / 2, 0.0),
@@ -279,10 +283,16 @@ def open_loop_manipulator(t_table: np.ndarray, torque_table: np.ndarray, flexibl
     pins = [s.add(fm.Revolute(a, b, p, (0.0, 0.0, 1.0), name=f"{joint} joint"))
             for a, b, p, joint in zip([base, sites[0][1], sites[1][1]], [sites[0][0], sites[1][0], payload],
                                       JOINT_POINTS, JOINTS[1:])]
-    drivers = [s.add(fm.Driver(base_pin, angle=0.0, name="base drive"))] + pins
+    spatial = torque_table.shape[1] == 4
+    if spatial:
+        law = fm.TimeFunction.table(t_table, torque_table[:, 0])
+        s.add(fm.Torque(base, lambda t, f=law: (f(t), 0.0, 0.0), body_fixed=True, name="base torque"))
+        drivers = [base_pin] + pins
+    else:
+        drivers = [s.add(fm.Driver(base_pin, angle=0.0, name="base drive"))] + pins
     inboard, outboard = [base, ends[0][1], ends[1][1]], [ends[0][0], ends[1][0], payload]
     for k, (a, b) in enumerate(zip(inboard, outboard)):
-        law = fm.TimeFunction.table(t_table, torque_table[:, k])
+        law = fm.TimeFunction.table(t_table, torque_table[:, k + int(spatial)])
         s.add(_joint_torque(b, law, 1.0, f"{JOINTS[k + 1]} torque"))
         s.add(_joint_torque(a, law, -1.0, f"{JOINTS[k + 1]} reaction torque"))
     return Manipulator(s, [base, *links, payload], drivers)
