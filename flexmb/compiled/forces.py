@@ -1,10 +1,10 @@
-"""Compiled force-element kernels: spring-dampers, DC motors, applied loads, nodal forces and crash elements.
+"""Compiled force-element kernels: spring-dampers, DC motors, applied loads, nodal loads and crash elements.
 
 Each two-body element is a scalar force law on a measure of its body pair (flexmb/compiled/measures.py:
 ``measure_one`` for the measure, ``scalar_force_one`` for the residual and the blocks). Per family: springs
-(``spring_kernel``), DC motors (``motor_kernel``), applied loads and nodal forces (``loads_kernel``,
-``nodal_kernel``, ``nodal_torque_kernel``), crash elements (``crash_kernel``; ``hinge_law``, ``crush_law`` for the once-per-step history
-updates). The contact kernels are in flexmb/compiled/contact.py.
+(``spring_kernel``), DC motors (``motor_kernel``), applied loads, nodal forces and nodal torques (``loads_kernel``,
+``nodal_kernel``, ``nodal_torque_kernel``), crash elements (``crash_kernel``; ``hinge_law``, ``crush_law`` for the
+once-per-step history updates). The contact kernels are in flexmb/compiled/contact.py.
 """
 from __future__ import annotations
 

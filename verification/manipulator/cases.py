@@ -191,8 +191,9 @@ def open_loop_planar(quick: bool) -> CaseResult:
                    "He 1992, §9.5 (the rigid-arm torques of Fig. 9-23 input to the flexible arm; Fig. 9-24 lost in "
                    "the OCR, no printed numbers); checks: the same torques reproduce the prescribed motion on the "
                    "rigid arm (torque transfer), the Lagrange torques (models.py) do to the integrator's O(h^2) "
-                   "error, and the flexible arm's energy balance with the work of the applied torques, on the root-tangent "
-                   "basis and on the thesis's (simply supported in-plane modes, torques at the links' end nodes)")
+                   "error, and the flexible arm's energy balance with the work of the applied torques, on the "
+                   "root-tangent basis and on the thesis's (simply supported in-plane modes, torques at the links' "
+                   "end nodes)")
     h = STEP[quick]
     final = mdl.FINAL_PLANAR
     rigid = mdl.rigid_manipulator(final)
@@ -205,7 +206,8 @@ def open_loop_planar(quick: bool) -> CaseResult:
     runs = (("rigid", False, t_grid, tau, "tangent", "nodes"),
             ("rigid_lagrange", False, t_grid, tau_lagrange, "tangent", "nodes"),
             ("rigid_lagrange_coarse", False, t_grid[coarse], tau_lagrange[coarse], "tangent", "nodes"),
-            ("flexible", True, t_grid, tau, "tangent", "nodes"), ("flexible_chord", True, t_grid, tau, "chord", "nodes"),
+            ("flexible", True, t_grid, tau, "tangent", "nodes"),
+            ("flexible_chord", True, t_grid, tau, "chord", "nodes"),
             ("flexible_chord_frames", True, t_grid, tau, "chord", "frames"))
     conventions = {}
     for name, flexible, tt, table, basis, torques_at in runs:
@@ -321,8 +323,8 @@ def open_loop_3d(quick: bool) -> CaseResult:
                f"(chord_link) the outboard chord against the inboard tip tangent. " + "; ".join(notes) + ". The "
                "reaction torque at a tip node acts about the frame's z, not the node's z (the pin axis), which the "
                "out-of-plane bending turns: a first-order approximation (a torque about the node's deformed z "
-               "changed the tangent basis's payload error by 1 %, its joint errors by up to 4 %). Reported, not checked: the thesis's Fig. 9-26 "
-               "is lost.")
+               "changed the tangent basis's payload error by 1 %, its joint errors by up to 4 %). Reported, not "
+               "checked: the thesis's Fig. 9-26 is lost.")
     r.figures.append(_deviation_figure(t_grid, out["chord"][2], "3-D, open loop, chord basis"))
     return r
 

@@ -243,22 +243,23 @@ def chord_link(length: float, root: np.ndarray, name: str, n_modes: int = N_MODE
 
 def open_loop_manipulator(t_table: np.ndarray, torque_table: np.ndarray, flexible: bool,
                           basis: str = "tangent", torques_at: str = "nodes") -> Manipulator:
-    """The manoeuvre open loop. Planar, ``torque_table`` (N m) (n, 3) for shoulder, elbow, wrist: the base driver
-    holds joint 1 at 0 (seed: "joint 1 is fixed"); 3-D, (n, 4) with the base first: the base pin is free too,
-    loaded by tau_1 about X (its reaction on the ground). Joints 2 to 4 are free pins loaded by their joint
-    torques at the times ``t_table`` (s), interpolated by cubic splines (``fm.TimeFunction.table``): +tau on the outboard
-    body about its pin axis (local z), -tau on the inboard one (``_joint_torque``). Rigid or flexible links 2
-    and 3. Flexible, ``basis="tangent"``: ``flexible_link`` (clamped root: the frame is the root tangent), the
-    pins at the links' end nodes, so the joint angles are root-tangent angles; ``basis="chord"``: ``chord_link``
-    (the thesis's simply supported in-plane modes: the frame is the chord), each pin from the inboard link's tip
-    node (which carries the outboard link through its out-of-plane deflection) to the outboard link's frame: the
-    pin's coordinate is the outboard chord's angle to the inboard tip tangent. In both the joint torques act where a motor and its reaction act on a link: ``fm.NodalTorque`` at
-    its root node (+tau; on the clamped root of the tangent basis the same as a torque on the frame) and at the
-    inboard link's tip node (-tau), about the frame's z (in the plane the node's own z, which bending about z
-    leaves unchanged; out of the plane, in 3-D, it differs from the tip node's z, the pin axis, by the node's
-    bending rotation: a first-order approximation, 1 % of the 3-D open loop's payload error against a torque
-    about the node's deformed z); ``torques_at="frames"`` puts both on the links' frames
-    instead (``fm.Torque``). ``drivers`` holds the base driver (planar) or the base pin (3-D) and the three pins."""
+    """The manoeuvre open loop. Planar, ``torque_table`` (N m) (n, 3) for shoulder, elbow, wrist: the base driver holds
+    joint 1 at 0 (seed: "joint 1 is fixed"); 3-D, (n, 4) with the base first: the base pin is free too, loaded by
+    tau_1 about X (its reaction on the ground). Joints 2 to 4 are free pins loaded by their joint torques at the
+    times ``t_table`` (s), interpolated by cubic splines (``fm.TimeFunction.table``): +tau on the outboard body
+    about its pin axis (local z), -tau on the inboard one (``_joint_torque``). Rigid or flexible links 2 and 3.
+    Flexible, ``basis="tangent"``: ``flexible_link`` (clamped root: the frame is the root tangent), the pins at the
+    links' end nodes, so the joint angles are root-tangent angles; ``basis="chord"``: ``chord_link`` (the thesis's
+    simply supported in-plane modes: the frame is the chord), each pin from the inboard link's tip node (which
+    carries the outboard link through its out-of-plane deflection) to the outboard link's frame: the pin's
+    coordinate is the outboard chord's angle to the inboard tip tangent. In both the joint torques act where a motor
+    and its reaction act on a link: ``fm.NodalTorque`` at its root node (+tau; on the clamped root of the tangent
+    basis the same as a torque on the frame) and at the inboard link's tip node (-tau), about the frame's z (in the
+    plane the node's own z, which bending about z leaves unchanged; out of the plane, in 3-D, it differs from the
+    tip node's z, the pin axis, by the node's bending rotation: a first-order approximation, 1 % of the 3-D open
+    loop's payload error against a torque about the node's deformed z); ``torques_at="frames"`` puts both on the
+    links' frames instead (``fm.Torque``). ``drivers`` holds the base driver (planar) or the base pin (3-D) and the
+    three pins."""
     if basis not in ("tangent", "chord") or torques_at not in ("nodes", "frames"):
         raise ValueError(f"basis must be 'tangent' or 'chord' and torques_at 'nodes' or 'frames', got {basis!r}, "
                          f"{torques_at!r}")
