@@ -7,7 +7,7 @@ force elements, and implicit generalized-alpha integration. See docs/guide.md.
 """
 from . import errors
 from .bodies import Body, FlexibleBody, Ground, NonlinearBeam, PointMass, RigidBody
-from .forces import (Bushing, CrushElement, DCMotor, Force, NodalForce, PlasticHinge, RotationalSpringDamper,
+from .forces import (Bushing, CrushElement, DCMotor, Force, NodalForce, NodalTorque, PlasticHinge, RotationalSpringDamper,
                      SpringDamper, Torque, UserForce, far_562_pulse, triangular_pulse, wrench_to_generalized)
 from .joints import Cylindrical, Distance, Driver, Fixed, Joint, Planar, Prismatic, Revolute, Spherical, Universal
 from .joints import KnifeEdge, RollingDisc, VelocityConstraint
@@ -61,7 +61,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "__version__", "errors", "System", "Body", "Ground", "RigidBody", "PointMass", "FlexibleBody", "NonlinearBeam",
     "Joint", "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar", "Distance",
-    "Driver", "Winch", "payout_profile", "KnifeEdge", "RollingDisc", "VelocityConstraint", "linearize", "Force", "Torque", "NodalForce", "DCMotor", "PlasticHinge", "CrushElement", "triangular_pulse", "far_562_pulse", "SpherePlaneContact", "SphereSphereContact", "contact", "campbell", "CampbellDiagram", "SpringDamper", "RotationalSpringDamper", "Bushing", "UserForce",
+    "Driver", "Winch", "payout_profile", "KnifeEdge", "RollingDisc", "VelocityConstraint", "linearize", "Force", "Torque", "NodalForce", "NodalTorque", "DCMotor", "PlasticHinge", "CrushElement", "triangular_pulse", "far_562_pulse", "SpherePlaneContact", "SphereSphereContact", "contact", "campbell", "CampbellDiagram", "SpringDamper", "RotationalSpringDamper", "Bushing", "UserForce",
     "Particles", "ParticleLinks", "ParticleAnchors", "SprocketContact", "Sheave", "SheaveRope",
     "wrench_to_generalized", "TimeFunction", "simulate", "static_equilibrium", "Result", "load_result",
     "Study", "Grid", "Samples", "StudyResult",

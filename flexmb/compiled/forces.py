@@ -1,10 +1,10 @@
-"""Compiled force-element kernels: spring-dampers, DC motors, applied loads, nodal forces and crash elements.
+"""Compiled force-element kernels: spring-dampers, DC motors, applied loads, nodal loads and crash elements.
 
 Each two-body element is a scalar force law on a measure of its body pair (flexmb/compiled/measures.py:
 ``measure_one`` for the measure, ``scalar_force_one`` for the residual and the blocks). Per family: springs
-(``spring_kernel``), DC motors (``motor_kernel``), applied loads and nodal forces (``loads_kernel``,
-``nodal_kernel``), crash elements (``crash_kernel``; ``hinge_law``, ``crush_law`` for the once-per-step history
-updates). The contact kernels are in flexmb/compiled/contact.py.
+(``spring_kernel``), DC motors (``motor_kernel``), applied loads, nodal forces and nodal torques (``loads_kernel``,
+``nodal_kernel``, ``nodal_torque_kernel``), crash elements (``crash_kernel``; ``hinge_law``, ``crush_law`` for the
+once-per-step history updates). The contact kernels are in flexmb/compiled/contact.py.
 """
 from __future__ import annotations
 
@@ -162,7 +162,7 @@ def loads_kernel(q, v, idx, is_force, body_fixed, s, F, cK, want_blocks, r, blk)
 
 @njit(cache=True)
 def nodal_kernel(q, v, idx, x0, phi, body_fixed, F, cK, want_blocks, r, blk):
-    """Forces on mesh nodes of flexible bodies (docs/theory-flexible.md §2), ``u = x0 + Phi eta``:
+    """Forces on mesh nodes of flexible bodies (docs/theory-flexible.md §3.1), ``u = x0 + Phi eta``:
     global f: ``Q_r = f, Q_p = B(p, u)^T f, Q_eta = Phi^T A^T f``; body-fixed f': ``Q_r = A f',
     Q_p = 2 G^T (u x f'), Q_eta = Phi^T f'``. Writes ``r = -Q`` (n, 7 + m) and, when ``want_blocks``,
     ``blk = -cK dQ/dq``; returns the power ``sum Q . v`` (W)."""
@@ -252,6 +252,141 @@ def nodal_kernel(q, v, idx, x0, phi, body_fixed, F, cK, want_blocks, r, blk):
                     col[2] = f[0] * P[1, k] - f[1] * P[0, k]
                     for b in range(4):
                         blk[i, 3 + b, 7 + k] = cK * 2.0 * (G[0, b] * col[0] + G[1, b] * col[1] + G[2, b] * col[2])
+        for a in range(nc):
+            r[i, a] = -Q[a]
+            power += Q[a] * v[idx[i, a]]
+    return power
+
+
+@njit(cache=True, inline="always")
+def _rotvec_tangent(psi, nf, Tt, W):
+    """For a rotation vector ``psi`` (rad) with triad ``exp(psi~)`` (Argyris 1982) and a torque ``nf``:
+    ``Tt = T(psi)^T`` and ``W = d(T(psi)^T nf)/dpsi`` (3, 3), where ``T = I + c1 psi~ + c2 psi~^2``,
+    ``c1 = (1 - cos a)/a^2``, ``c2 = (a - sin a)/a^3``, ``a = |psi|`` is the tangent map of the exponential,
+    ``(d exp(psi~)) exp(-psi~) = (T d psi)~`` (Cardona & Geradin 1988). ``T^T nf = nf - c1 psi x nf +
+    c2 (psi (psi . nf) - a^2 nf)``; ``g1 = c1'(a)/a``, ``g2 = c2'(a)/a`` by series below a = 0.01."""
+    s = psi[0] * psi[0] + psi[1] * psi[1] + psi[2] * psi[2]
+    a = math.sqrt(s)
+    if a < 1e-2:
+        c1 = 0.5 - s / 24.0 + s * s / 720.0
+        c2 = 1.0 / 6.0 - s / 120.0 + s * s / 5040.0
+        g1 = -1.0 / 12.0 + s / 180.0 - s * s / 6720.0
+        g2 = -1.0 / 60.0 + s / 1260.0 - s * s / 60480.0
+    else:
+        sa, ca = math.sin(a), math.cos(a)
+        c1 = (1.0 - ca) / s
+        c2 = (a - sa) / (s * a)
+        g1 = (a * sa - 2.0 * (1.0 - ca)) / (s * s)
+        g2 = (a * (1.0 - ca) - 3.0 * (a - sa)) / (s * s * a)
+    pn = psi[0] * nf[0] + psi[1] * nf[1] + psi[2] * nf[2]
+    cx0 = psi[1] * nf[2] - psi[2] * nf[1]          # psi x nf
+    cx1 = psi[2] * nf[0] - psi[0] * nf[2]
+    cx2 = psi[0] * nf[1] - psi[1] * nf[0]
+    cx = (cx0, cx1, cx2)
+    for a_ in range(3):
+        for b in range(3):
+            dab = 1.0 if a_ == b else 0.0
+            # T^T = I - c1 psi~ + c2 (psi psi^T - a^2 I)
+            Tt[a_, b] = dab * (1.0 - c2 * s) + c2 * psi[a_] * psi[b]
+            W[a_, b] = (c2 * (pn * dab + psi[a_] * nf[b] - 2.0 * nf[a_] * psi[b])
+                        - g1 * cx[a_] * psi[b] + g2 * (psi[a_] * pn - s * nf[a_]) * psi[b])
+    Tt[0, 1] += c1 * psi[2]
+    Tt[0, 2] -= c1 * psi[1]
+    Tt[1, 0] -= c1 * psi[2]
+    Tt[1, 2] += c1 * psi[0]
+    Tt[2, 0] += c1 * psi[1]
+    Tt[2, 1] -= c1 * psi[0]
+    W[0, 1] -= c1 * nf[2]                           # + c1 nf~
+    W[0, 2] += c1 * nf[1]
+    W[1, 0] += c1 * nf[2]
+    W[1, 2] -= c1 * nf[0]
+    W[2, 0] -= c1 * nf[1]
+    W[2, 1] += c1 * nf[0]
+
+
+@njit(cache=True)
+def nodal_torque_kernel(q, v, idx, psi_shape, rotvec, body_fixed, N, cK, want_blocks, r, blk):
+    """Torques on mesh nodes of flexible bodies (docs/theory-flexible.md §3.1). The node turns with the frame
+    and by its rotational coordinates ``psi = Psi eta`` (body axes): virtual rotation ``A (dpi' + T(psi) Psi
+    d eta)`` (``T = I`` for the small nodal rotations of modal and NonlinearBeam bodies, the exponential's
+    tangent map for ExactBeam rotation vectors, ``rotvec``). Virtual work of the torque: global n:
+    ``Q_p = 2 E^T n, Q_eta = Psi^T T^T A^T n``; body-fixed n': ``Q_p = 2 G^T n', Q_eta = Psi^T T^T n'``
+    (Shabana, Dynamics of Multibody Systems, 2005, Ch. 5). Writes ``r = -Q`` (n, 7 + m) and, when
+    ``want_blocks``, ``blk = -cK dQ/dq``; returns the power ``sum Q . v`` (W)."""
+    n, nc = idx.shape
+    m = nc - 7
+    p = np.empty(4)
+    pc = np.empty(4)
+    nf = np.empty(3)
+    ps = np.empty(3)
+    w = np.empty(3)
+    A = np.empty((3, 3))
+    Bm = np.empty((3, 4))
+    T = np.empty((4, 4))
+    Tt = np.empty((3, 3))
+    W = np.empty((3, 3))
+    TB = np.empty((3, 4))
+    Q = np.empty(nc)
+    power = 0.0
+    for i in range(n):
+        for a in range(4):
+            p[a] = q[idx[i, 3 + a]]
+        f = N[i]
+        P = psi_shape[i]
+        if body_fixed[i]:
+            for a in range(3):
+                nf[a] = f[a]
+        else:
+            kr.rotation_matrix(p, A)
+            for a in range(3):            # A^T n
+                nf[a] = A[0, a] * f[0] + A[1, a] * f[1] + A[2, a] * f[2]
+        if rotvec[i]:
+            for a in range(3):
+                t = 0.0
+                for k in range(m):
+                    t += P[a, k] * q[idx[i, 7 + k]]
+                ps[a] = t
+            _rotvec_tangent(ps, nf, Tt, W)
+            for a in range(3):
+                w[a] = Tt[a, 0] * nf[0] + Tt[a, 1] * nf[1] + Tt[a, 2] * nf[2]
+        else:
+            for a in range(3):
+                w[a] = nf[a]
+                for b in range(3):
+                    Tt[a, b] = 1.0 if a == b else 0.0
+        _torque_matrix(f, -1.0 if body_fixed[i] else 1.0, T)
+        for a in range(3):
+            Q[a] = 0.0
+        for a in range(4):
+            Q[3 + a] = 2.0 * (T[a, 0] * p[0] + T[a, 1] * p[1] + T[a, 2] * p[2] + T[a, 3] * p[3])
+        for k in range(m):
+            Q[7 + k] = P[0, k] * w[0] + P[1, k] * w[1] + P[2, k] * w[2]
+        if want_blocks:
+            for a in range(nc):
+                for b in range(nc):
+                    blk[i, a, b] = 0.0
+            for a in range(4):
+                for b in range(4):
+                    blk[i, 3 + a, 3 + b] = -cK * 2.0 * T[a, b]
+            if not body_fixed[i]:
+                # d(A^T n)/dp = B(p*, n) diag(1, -1, -1, -1), p* = (e0, -e): A(p)^T = A(p*)
+                pc[0] = p[0]
+                for a in range(3):
+                    pc[1 + a] = -p[1 + a]
+                kr.jacobian_B(pc, f, Bm)
+                for a in range(3):
+                    for b in range(4):
+                        t = Tt[a, 0] * Bm[0, b] + Tt[a, 1] * Bm[1, b] + Tt[a, 2] * Bm[2, b]
+                        TB[a, b] = t if b == 0 else -t
+                for k in range(m):
+                    for b in range(4):
+                        blk[i, 7 + k, 3 + b] = -cK * (P[0, k] * TB[0, b] + P[1, k] * TB[1, b] + P[2, k] * TB[2, b])
+            if rotvec[i]:                 # Psi^T W Psi
+                for k in range(m):
+                    for a in range(3):
+                        w[a] = P[0, k] * W[0, a] + P[1, k] * W[1, a] + P[2, k] * W[2, a]
+                    for l in range(m):
+                        blk[i, 7 + k, 7 + l] = -cK * (w[0] * P[0, l] + w[1] * P[1, l] + w[2] * P[2, l])
         for a in range(nc):
             r[i, a] = -Q[a]
             power += Q[a] * v[idx[i, a]]

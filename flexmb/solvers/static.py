@@ -5,7 +5,7 @@ Static equations (docs/theory.md §4 with v = a = 0, inertia off), load factor `
     r(q, lambda) = r_int(q) + lambda r_ext(q) + Phi_q^T mu = 0,     Phi(q, t) = 0,
 
 ``mu`` the multipliers. The external part ``r_ext`` is gravity and the applied loads (``Force``, ``Torque``,
-``NodalForce``); everything else (elastic forces of springs, flexible bodies and beams, contact, user forces)
+``NodalForce``, ``NodalTorque``); everything else (elastic forces of springs, flexible bodies and beams, contact, user forces)
 is internal and held at full value. Gravity enters every body's equations only as the relative acceleration
 ``a - g`` of the frame origin (flexmb/bodies/rigid.py, flexible_kernel.py: ``w_acc = rdd - g``), so gravity
 ``lambda g`` is the Assembly's residual at a frame acceleration ``(1 - lambda) g`` -- exact, with its exact
@@ -161,7 +161,7 @@ def _frame_acceleration(asm, acc: np.ndarray) -> np.ndarray:
 
 
 def _applied_loads(asm, q, t: float):
-    """Residual share ``-Q`` (nq) of Force, Torque and NodalForce at ``q`` and its derivative by q, as a
+    """Residual share ``-Q`` (nq) of Force, Torque, NodalForce and NodalTorque at ``q`` and its derivative by q, as a
     sparse (nq + m) square matrix (zero outside the q block)."""
     n = asm.nq + asm.m
     r = np.zeros(asm.nq)

@@ -52,7 +52,6 @@ sum Q_i dphi_i: tau_1 = Q_psi, tau_i = sum_{k>=i} Q_k for the pin joints (no gra
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -228,75 +227,92 @@ def driver_torques(model: Manipulator, res) -> np.ndarray:
     return np.column_stack([np.sum(torque[:, k] * ax, axis=1) for k, ax in enumerate(axes)])
 
 
-def _node_torque(body: fm.FlexibleBody, node: int, law: Callable[[float], float], sign: float) -> fm.UserForce:
-    """``sign law(t)`` (N m) about the pin axis at mesh ``node`` of a flexible link, as a user force: the axis is
-    the node's deformed local z, ``z' + psi x z'`` (psi = R_N eta, the node's rotation from the rotational mode
-    shapes R_N, first order as the modal body itself); body-fixed torque n' gives the generalized forces
-    ``Q_p = 2 G(p)^T n'`` (Nikravesh 1988, eq. 6.101) and ``Q_eta = R_N^T n'`` (virtual work of n' on the node's
-    rotation R_N d eta)."""
-    from flexmb import rotations as rot
-    R = body.node_shapes(node)[1][0]                                   # (3, m) rotational shapes, body axes
-    z = np.array([0.0, 0.0, 1.0])
-
-    Zr = rot.skew(z) @ R                                                # n = s tau (z - z~ R eta)
-
-    def func(t, q, v):
-        n = sign * law(t) * (z - Zr @ q[7:])
-        return np.concatenate([np.zeros(3), 2.0 * rot.G(q[3:7]).T @ n, R.T @ n])
-
-    def jacobian(t, q, v):
-        """dQ/dq (exact: G(p)^T n is bilinear in p and n, n linear in eta) and dQ/dv = 0."""
-        tau = sign * law(t)
-        n, dn = tau * (z - Zr @ q[7:]), -tau * Zr
-        e0, e = q[3], q[4:7]
-        dGn = np.zeros((4, 4))                                          # d(G(p)^T n)/dp
-        dGn[0, 1:], dGn[1:, 0], dGn[1:, 1:] = -n, n, -rot.skew(n)
-        J = np.zeros((q.size, q.size))
-        J[3:7, 3:7] = 2.0 * dGn
-        J[3:7, 7:] = 2.0 * rot.G(q[3:7]).T @ dn
-        J[7:, 7:] = R.T @ dn
-        return J, np.zeros_like(J)
-
-    return fm.UserForce(body, func, jacobian, name=f"joint torque at node {node} of {body.name}")
+def chord_link(length: float, root: np.ndarray, name: str, n_modes: int = N_MODES,
+               n_elements: int = N_ELEMENTS) -> fm.FlexibleBody:
+    """The link of ``flexible_link`` on the thesis's modal basis (He 1992, §9.5, eqs. 9.19 and 9.20): in the arm's
+    plane (local x-y) the modes of a simply supported beam, out of it (x-z) those of a cantilever. The root node
+    is held in ux, uy, uz, rx, ry (rz free: a pin) and the tip node in uy, so the frame's x axis is the chord
+    through the link's two joints and a joint angle between such frames is a chord angle; ``n_modes``
+    fixed-interface normal modes (the lowest four are two per plane: 5.66, 15.89, 35.47, 63.56 Hz for link 2,
+    cantilever and simply supported alternating). Geometric stiffening on."""
+    fe = _link_fe(length, n_elements)
+    held = np.concatenate([fe.dofs(0, ["ux", "uy", "uz", "rx", "ry"]), fe.dofs(n_elements, ["uy"])])
+    modes = craig_bampton(fe, None, n_modes=n_modes, fixed=held)
+    return fm.FlexibleBody(modes, position=root, orientation=LINK_AXES, stiffening=True, name=name)
 
 
-def open_loop_manipulator(t_table: np.ndarray, torque_table: np.ndarray, flexible: bool) -> Manipulator:
-    """The planar manoeuvre open loop: the base driver holds joint 1 at 0 (seed: "joint 1 is fixed"), joints 2
-    to 4 are free pins loaded by the joint torques ``torque_table`` (N m, (n, 3) for shoulder, elbow, wrist) at
-    the times ``t_table`` (s), interpolated by cubic splines (``fm.TimeFunction.table``): +tau on the outboard
-    body about its pin axis (local z), -tau on the inboard one. Rigid or flexible links 2 and 3 (as
-    ``rigid_manipulator`` / ``flexible_manipulator``); on a flexible link the inboard reaction acts at its tip
-    node (``_node_torque``), the outboard torque on its frame (the clamped root section, where the modes vanish).
-    ``drivers`` holds the base driver and the three pins."""
-    s = fm.System(name=f"manipulator (He 1992, §9.5), {'flexible' if flexible else 'rigid'} links, open loop")
+def open_loop_manipulator(t_table: np.ndarray, torque_table: np.ndarray, flexible: bool,
+                          basis: str = "tangent", torques_at: str = "nodes") -> Manipulator:
+    """The manoeuvre open loop. Planar, ``torque_table`` (N m) (n, 3) for shoulder, elbow, wrist: the base driver holds
+    joint 1 at 0 (seed: "joint 1 is fixed"); 3-D, (n, 4) with the base first: the base pin is free too, loaded by
+    tau_1 about X (its reaction on the ground). Joints 2 to 4 are free pins loaded by their joint torques at the
+    times ``t_table`` (s), interpolated by cubic splines (``fm.TimeFunction.table``): +tau on the outboard body
+    about its pin axis (local z), -tau on the inboard one (``_joint_torque``). Rigid or flexible links 2 and 3.
+    Flexible, ``basis="tangent"``: ``flexible_link`` (clamped root: the frame is the root tangent), the pins at the
+    links' end nodes, so the joint angles are root-tangent angles; ``basis="chord"``: ``chord_link`` (the thesis's
+    simply supported in-plane modes: the frame is the chord), each pin from the inboard link's tip node (which
+    carries the outboard link through its out-of-plane deflection) to the outboard link's frame: the pin's
+    coordinate is the outboard chord's angle to the inboard tip tangent. In both the joint torques act where a motor
+    and its reaction act on a link: ``fm.NodalTorque`` at its root node (+tau; on the clamped root of the tangent
+    basis the same as a torque on the frame) and at the inboard link's tip node (-tau), about the frame's z (in the
+    plane the node's own z, which bending about z leaves unchanged; out of the plane, in 3-D, it differs from the
+    tip node's z, the pin axis, by the node's bending rotation: a first-order approximation, 1 % of the 3-D open
+    loop's payload error against a torque about the node's deformed z); ``torques_at="frames"`` puts both on the
+    links' frames instead (``fm.Torque``). ``drivers`` holds the base driver (planar) or the base pin (3-D) and the
+    three pins."""
+    if basis not in ("tangent", "chord") or torques_at not in ("nodes", "frames"):
+        raise ValueError(f"basis must be 'tangent' or 'chord' and torques_at 'nodes' or 'frames', got {basis!r}, "
+                         f"{torques_at!r}")
+    label = f"flexible links ({basis} frames)" if flexible else "rigid links"
+    s = fm.System(name=f"manipulator (He 1992, §9.5), {label}, open loop")
     if flexible:
-        links = [s.add(flexible_link(length, JOINT_POINTS[k], f"link{k + 2}")) for k, length in enumerate((L2, L3))]
-        sites = [(link.node(0), link.node(N_ELEMENTS)) for link in links]
+        make = flexible_link if basis == "tangent" else chord_link
+        links = [s.add(make(length, JOINT_POINTS[k], f"link{k + 2}")) for k, length in enumerate((L2, L3))]
+        nodes = [(link.node(0), link.node(N_ELEMENTS)) for link in links]
+        frames = [(link, link) for link in links]
+        sites = nodes if basis == "tangent" else [(link, link.node(N_ELEMENTS)) for link in links]
+        ends = nodes if torques_at == "nodes" else frames
     else:
         links = [s.add(fm.RigidBody(MASS[k + 1], INERTIA[k + 1], position=JOINT_POINTS[k] + (0.0, length / 2, 0.0),
                                     orientation=LINK_AXES, name=f"link{k + 2}"))
                  for k, length in enumerate((L2, L3))]
-        sites = [(link, link) for link in links]
+        sites = ends = [(link, link) for link in links]
     base = s.add(fm.RigidBody(MASS[0], INERTIA[0], position=(L1 / 2, 0.0, 0.0), name="base"))
     payload = s.add(fm.RigidBody(MASS[3], INERTIA[3], position=JOINT_POINTS[2] + (0.0, L4 / 2, 0.0),
                                  orientation=LINK_AXES, name="payload"))
-    inboard = [base, sites[0][1], sites[1][1]]
-    outboard = [sites[0][0], sites[1][0], payload]
     base_pin = s.add(fm.Revolute(s.ground, base, (0.0, 0.0, 0.0), (1.0, 0.0, 0.0), name="base joint"))
     pins = [s.add(fm.Revolute(a, b, p, (0.0, 0.0, 1.0), name=f"{joint} joint"))
-            for a, b, p, joint in zip(inboard, outboard, JOINT_POINTS, JOINTS[1:])]
-    drivers = [s.add(fm.Driver(base_pin, angle=0.0, name="base drive"))] + pins
-    laws = [fm.TimeFunction.table(t_table, torque_table[:, k]) for k in range(3)]
+            for a, b, p, joint in zip([base, sites[0][1], sites[1][1]], [sites[0][0], sites[1][0], payload],
+                                      JOINT_POINTS, JOINTS[1:])]
+    spatial = torque_table.shape[1] == 4
+    if spatial:
+        law = fm.TimeFunction.table(t_table, torque_table[:, 0])
+        s.add(fm.Torque(base, lambda t, f=law: (f(t), 0.0, 0.0), body_fixed=True, name="base torque"))
+        drivers = [base_pin] + pins
+    else:
+        drivers = [s.add(fm.Driver(base_pin, angle=0.0, name="base drive"))] + pins
+    inboard, outboard = [base, ends[0][1], ends[1][1]], [ends[0][0], ends[1][0], payload]
     for k, (a, b) in enumerate(zip(inboard, outboard)):
-        law = laws[k]
-        b_body = getattr(b, "body", b)
-        s.add(fm.Torque(b_body, lambda t, f=law: (0.0, 0.0, f(t)), body_fixed=True, name=f"{JOINTS[k + 1]} torque"))
-        if hasattr(a, "node"):
-            s.add(_node_torque(a.body, a.node, law, -1.0))
-        else:
-            s.add(fm.Torque(a, lambda t, f=law: (0.0, 0.0, -f(t)), body_fixed=True,
-                            name=f"{JOINTS[k + 1]} reaction torque"))
-    return Manipulator(s, [base] + [getattr(site, "body", site) for site, _ in sites] + [payload], drivers)
+        law = fm.TimeFunction.table(t_table, torque_table[:, k + int(spatial)])
+        s.add(_joint_torque(b, law, 1.0, f"{JOINTS[k + 1]} torque"))
+        s.add(_joint_torque(a, law, -1.0, f"{JOINTS[k + 1]} reaction torque"))
+    return Manipulator(s, [base, *links, payload], drivers)
+
+
+def _joint_torque(site, law: fm.TimeFunction, sign: float, name: str):
+    """``sign law(t)`` (N m) about the local z axis: ``fm.Torque`` on a body (its frame), ``fm.NodalTorque``
+    (frame axes) at a flexible link's node site."""
+    def vector(t: float, f=law, sgn=sign) -> tuple[float, float, float]:
+        return (0.0, 0.0, sgn * f(t))
+    if isinstance(site, fm.Body):
+        return fm.Torque(site, vector, body_fixed=True, name=name)
+    return fm.NodalTorque(site.body, site.node, vector, body_fixed=True, name=name)
+
+
+def node_rotation_z(res, body: fm.FlexibleBody, node: int) -> np.ndarray:
+    """Rotation (rad), (n,), of mesh ``node`` of ``body`` about the frame's z relative to the frame, from the
+    saved modal coordinates and the node's rotational mode shapes."""
+    return res.modal_coordinates(body) @ body.node_shapes(node)[1][0][2]
 
 
 def payload_path(theta: np.ndarray) -> np.ndarray:
