@@ -8,7 +8,7 @@ per element and pulley), with end masses m1 (left) and m2 (right) on the rope's 
   J = 0.1 kg m^2 on an axle): up from m1 on the left, a quarter turn over the left pulley, a free 2 m span (it sags
   under its own weight), a quarter turn over the right pulley, down to m2. Rope 10 m, 1.0 kg/m (a ~16 mm steel wire
   rope), m1 = 6 kg, m2 = 5 kg, friction mu = 0.5 (no slip: the pulleys turn with the rope). T = 0.5 s (Exudyn's
-  adaptive step control takes steps of ~1e-5 s on this rope, see benchmarks/README.md; a longer T costs it minutes).
+  adaptive step control halves the step on average here, 17 Newton iterations per step; see benchmarks/README.md).
 * ``sheave``: the rope over one turning sheave (J = 1.6 kg m^2 on an axle) lifting a load: Crous 2000, App. D.2
   (verification/ropes/models.py, the ``ropes`` suite's model): rope 9.747 m, 7.695 kg/m, sheave radius 2 m,
   m1 = 6 kg, m2 = 5 kg, friction mu = 0.5 (the rope does not slip: the sheave turns with it).
@@ -121,6 +121,7 @@ TWO_PULLEYS = RopeCase("two-pulleys", 10.0, 1.0, 1.3e7, 0.05, 6.0, 5.0,
 
 
 def cases() -> dict:
+    """The benchmark problems by name."""
     return {"two-pulleys": TWO_PULLEYS, "sheave": _crous_sheave()}
 
 
@@ -162,8 +163,7 @@ def _centre_path(case: RopeCase, n: int) -> np.ndarray:
         pts.extend(zip(cx + Rp * np.cos(ang), cy + Rp * np.sin(ang)))
         if k == len(ps) - 1:
             pts.append((cx + Rp, cy - depth))
-    # densify the straight pieces (the marching below interpolates linearly on each piece)
-    return np.array(pts)
+    return np.array(pts)            # straight pieces are single polyline segments: exact for the marching below
 
 
 def joint_points(case: RopeCase, n: int = N_SEGMENTS) -> np.ndarray:
