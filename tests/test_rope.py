@@ -52,6 +52,22 @@ def test_blocks_match_central_differences(ground_pulley, exponent, vscale):
                 assert np.abs(B[i, :, m] - fd).max() <= 1e-5 * max(1.0, np.abs(B).max())
 
 
+@pytest.mark.parametrize("ground_pulley", [False, True])
+def test_penetration_is_the_evaluations_delta(ground_pulley):
+    """The onset checks' penetration (geometry only, ``penetration_kernel``) is the ``delta`` of the full
+    evaluation (``contact_kernel``), pair by pair, with pairs in contact and apart and a tilted pulley axis: the same
+    arithmetic, so equal to round-off (1e-15 m on offsets of ~0.5 m)."""
+    asm = _contact_model(ground_pulley, 1.0).compile()
+    g, = asm.families
+    rng = np.random.default_rng(11)
+    q = asm.initial_state()[0] + 0.01 * rng.standard_normal(asm.nq)
+    v = rng.standard_normal(asm.nq)
+    pen = g.penetration(asm.eval_state(q, v, np.zeros(asm.nq), 0.0))
+    full = g.forces(asm.eval_state(q, v, np.zeros(asm.nq), 0.0))["delta"]
+    assert (pen > 0).sum() >= 2 and (pen < 0).sum() >= 1
+    np.testing.assert_allclose(pen, full, rtol=0.0, atol=1e-15)
+
+
 def _equal_masses(mu, n=30):
     s = fm.System(gravity=(0, -9.81, 0))
     pulley = s.add(fm.RigidBody(10.0, (0.9, 0.9, 1.6), name="pulley"))

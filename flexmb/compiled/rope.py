@@ -15,15 +15,25 @@ from .contact import friction_coefficient
 from .rotations import rotation_matrix
 
 
+@njit(cache=True, inline="always")
+def _local_offset(qe, g, p, A, d, x):
+    """Fill ``p`` (4,) with the pulley's Euler parameters, ``A`` (3, 3) = A(p) (compiled/rotations.py, Nikravesh
+    eq. 6.19), ``d = r_s - r_p`` and ``x = d' = A^T d`` (3,), the segment's offset in the pulley frame."""
+    for a in range(4):
+        p[a] = qe[g[6 + a]]
+    rotation_matrix(p, A)
+    for kk in range(3):
+        d[kk] = qe[g[kk]] - qe[g[3 + kk]]
+    for i in range(3):
+        x[i] = A[0, i] * d[0] + A[1, i] * d[1] + A[2, i] * d[2]
+
+
 @njit(cache=True)
 def _geometry(qe, ve, g, S, dA, D, x, w):
     """Fill ``dA`` (4, 3, 3) = dA/dp_a, ``D`` (3, 10) = dd'/dq, ``x = d' = A^T (r_s - r_p)``, ``w = D q_dot``; returns
-    ``d = r_s - r_p`` (3,). A(p) from compiled/rotations.py (Nikravesh eq. 6.19)."""
-    p = np.empty(4)
-    for a in range(4):
-        p[a] = qe[g[6 + a]]
-    A = np.empty((3, 3))
-    rotation_matrix(p, A)
+    ``d = r_s - r_p`` (3,) (:func:`_local_offset`)."""
+    p, A, d = np.empty(4), np.empty((3, 3)), np.empty(3)
+    _local_offset(qe, g, p, A, d, x)
     for a in range(4):
         for kk in range(3):
             for i in range(3):
@@ -31,11 +41,7 @@ def _geometry(qe, ve, g, S, dA, D, x, w):
                 for b in range(4):
                     s += S[a, b, kk, i] * p[b]
                 dA[a, kk, i] = s
-    d = np.empty(3)
-    for kk in range(3):
-        d[kk] = qe[g[kk]] - qe[g[3 + kk]]
     for i in range(3):
-        x[i] = A[0, i] * d[0] + A[1, i] * d[1] + A[2, i] * d[2]
         for kk in range(3):
             D[i, kk] = A[kk, i]
             D[i, 3 + kk] = -A[kk, i]
@@ -122,6 +128,18 @@ def _frame(x, a, e1, e3):
     e3[1] = e1[2] * a[0] - e1[0] * a[2]
     e3[2] = e1[0] * a[1] - e1[1] * a[0]
     return z, rho
+
+
+@njit(cache=True)
+def penetration_kernel(qe, gather, axis, R, delta):
+    """``delta = R - rho`` (m) of every pair, positive when the segment centre is inside the radius: the ``parts[:, 4]``
+    of :func:`contact_kernel` without its forces and derivatives (the contact onset checks ask for it twice a
+    step)."""
+    p, A, d, x, e1, e3 = np.empty(4), np.empty((3, 3)), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    for k in range(gather.shape[0]):
+        _local_offset(qe, gather[k], p, A, d, x)
+        _, rho = _frame(x, axis[k], e1, e3)
+        delta[k] = R[k] - rho
 
 
 @njit(cache=True)

@@ -357,8 +357,8 @@ class RopePulleyGroup(ElementGroup):
         return r, (blk if want else None), parts
 
     def _parts(self, st: EvalState) -> np.ndarray:
-        """The per-pair parts (n, 9) at ``st``, kept for later calls with the same state object (the step end
-        asks for the power, then the penetrations, of one accepted state: one evaluation)."""
+        """The per-pair parts (n, 9) at ``st``, kept for later calls with the same state object (the potential
+        and the power of one accepted state: one evaluation)."""
         if self._memo is None or self._memo[0] is not st:
             self._memo = (st, self._evaluate(st, None)[2])
         return self._memo[1]
@@ -381,8 +381,14 @@ class RopePulleyGroup(ElementGroup):
         return float(self._kernels.pairs_power(self._parts(st), self.R, self.ka))
 
     def penetration(self, st: EvalState) -> np.ndarray:
-        """``radius - rho`` of every pair (m, positive when the segment centre is inside the pulley radius)."""
-        return self._parts(st)[:, 4].copy()
+        """``radius - rho`` of every pair (m, positive when the segment centre is inside the pulley radius): the
+        geometry alone (``penetration_kernel``), a fraction of a full evaluation; the contact onset checks ask for
+        it at the predicted and the new state of every step."""
+        if self._memo is not None and self._memo[0] is st:
+            return self._memo[1][:, 4].copy()
+        delta = np.empty(self.gather.shape[0])
+        self._kernels.penetration_kernel(st.qe, self.gather, self.axis, self.R, delta)
+        return delta
 
     def forces(self, st: EvalState) -> dict:
         """Per pair (arrays over ``labels``): normal force ``Fn`` (N), axial guide force ``Fa`` (N), friction
