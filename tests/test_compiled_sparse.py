@@ -1,5 +1,5 @@
 """The compiled evaluation of sparse models and particles (flexmb/solvers/compiled_step.py ``CompiledEvaluation``,
-flexmb/compiled/step.py ``particle_terms``) against the general assembly it replaces.
+flexmb/compiled/equations.py ``particle_terms``) against the general assembly it replaces.
 
 Both paths evaluate the same terms; the compiled one adds them in its own order and, for dense models, factorizes
 with its own LU, so trajectories agree to round-off amplified by the run: 1e-10 m over the runs below, two orders

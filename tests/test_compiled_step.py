@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import flexmb as fm
-from flexmb.compiled.step import lu_factor, lu_solve
+from flexmb.compiled.dense_lu import lu_factor, lu_solve
 from flexmb.solvers import compiled_step as cs
 
 AGREE = 1e-10

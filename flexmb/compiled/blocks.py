@@ -5,7 +5,7 @@ Newton iteration of one step, :func:`~flexmb.compiled.step.alpha_step`) and book
 its powers. It serves every caller: a single step (a block of one), blocks of models without contacts and
 blocks of models with contact pairs, whose step-end work and onset tests are those of
 flexmb/compiled/step_end.py (``contact_steps``). It is the only function of the step that Python calls
-(besides :func:`~flexmb.compiled.step.equations`, which the sparse compiled evaluation calls and the step
+(besides :func:`~flexmb.compiled.equations.equations`, which the sparse compiled evaluation calls and the step
 links): numba compiles a function once per distinct signature and re-optimizes all the code it links, so
 one entry compiles the step once, where separate plain and contact runs compiled it twice and each
 specialization of an entry's argument types (an array's layout, an int for a float) compiles it again
@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .step import (CONVERGED, accept_springs, alpha_step, copy_references, powers, set_step_inputs, step_work,
-                   switched_off_violation)
+from .equations import accept_springs, copy_references
+from .step import CONVERGED, alpha_step, powers, set_step_inputs, step_work, switched_off_violation
 from .views import unowned
 from .step_end import (BAD_CONTACT, ONSET, ONSET_FRACTION_MAX, STEP_CHANGE, accept_contacts, friction_power,
                        onset_fraction, penetrations)

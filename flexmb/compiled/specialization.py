@@ -1,6 +1,6 @@
 """Which compiled form of an entry point a model runs on, and the notice of a compile a user meets.
 
-The compiled step (flexmb/compiled/blocks.py, with ``step.equations``) and the energy rows
+The compiled step (flexmb/compiled/blocks.py, with ``equations.equations``) and the energy rows
 (flexmb/compiled/energy.py) exist in two forms (docs/architecture.md §2):
 
 * the universal one: every family's part of the model is present, with empty arrays for the families a model

@@ -28,7 +28,7 @@ from numba import njit
 from .contact import HYSTERESIS, USER, contact_friction, contact_pairs, hysteresis_one, linear_one, trial_speed
 from .hook import user_laws
 from .measures import measure_kernel
-from .step import _contact_group, _extended, rope_terms
+from .equations import _contact_group, _extended, rope_terms
 
 ONSET, STEP_CHANGE, BAD_CONTACT = 10, 11, 12
 """Why a block of contact steps (flexmb/compiled/blocks.py ``run_block``) ended early (besides the failure codes of

@@ -1,7 +1,7 @@
 """The compiled time step: which models qualify, and the arrays it runs on.
 
 :class:`CompiledStep` packs a compiled model's bodies, joint primitives and the position maps of its
-Newton-matrix pattern once (the model tuple of :mod:`flexmb.compiled.step`), and then takes a whole
+Newton-matrix pattern once (the model tuple of :mod:`flexmb.compiled.equations`), and then takes a whole
 generalized-alpha step in one compiled call, or a block of fixed steps in one call. A model qualifies when
 it has rigid bodies and flexible bodies (modal, with or without stiffening, nonlinear or exact beams), joint
 primitives between them (drivers included), applied forces and torques, spring-dampers and bushings, DC motors,
@@ -52,7 +52,7 @@ class StepBlock:
 
 
 class CompiledStep:
-    """The model tuple of one compiled System for :mod:`flexmb.compiled.step`."""
+    """The model tuple of one compiled System for :mod:`flexmb.compiled.equations` and :mod:`flexmb.compiled.step`."""
 
     def __init__(self, asm, sparse: bool = False, reorder: bool = True):
         self.asm = asm
@@ -69,7 +69,7 @@ class CompiledStep:
         rigid = asm.rigid
         kinds = list(ROWS)
         empty_i, empty_f = np.zeros(0, dtype=np.int64), np.zeros(0)
-        # joint primitive groups, flat and concatenated (compiled/step.py: gtab)
+        # joint primitive groups, flat and concatenated (compiled/equations.py: gtab)
         gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess = [], [], [], [], [], [], [], [], []
         self._drivers = []          # (group, positions of f and f'' in drive) of groups with driven instances
         og = ou = os_ = dc = oj = oh = 0
@@ -184,7 +184,7 @@ class CompiledStep:
             return function(*args)
 
     def _springs(self, asm, dense) -> tuple:
-        """The spring-damper groups' part of the model (compiled/step.py); ``self._refs`` keeps each
+        """The spring-damper groups' part of the model (compiled/equations.py); ``self._refs`` keeps each
         group with its slice of the unwrapping references, which are the groups' history."""
         groups = family_blocks(asm, ScalarSpringGroup)
         tab, gather, scatter, vec, shp, sides, pos, first = _pack_measures([(g, g, h) for g, h in groups], dense)
@@ -196,7 +196,7 @@ class CompiledStep:
         return tab, gather, scatter, vec, shp, k, c, x0, self._sref, sides, pos
 
     def _contacts(self, asm, dense) -> tuple:
-        """The contact groups' part of the model tuple (compiled/step.py); their approach-speed history is read
+        """The contact groups' part of the model tuple (compiled/equations.py); their approach-speed history is read
         from the groups at each call (:meth:`_dynamic`)."""
         groups = family_blocks(asm, ContactGroup)
         tab, gather, scatter, vec, shp, sides, pos, _ = _pack_measures([(g, g.measure, h) for g, h in groups], dense)
@@ -223,7 +223,7 @@ class CompiledStep:
         return g.idx, g.is_force, g.body_fixed, g.s, self._lvec, dense[hl]
 
     def _motors(self, asm, dense) -> tuple:
-        """The DC motors' part of the model tuple (compiled/step.py); their voltages (``mV``) are set before each
+        """The DC motors' part of the model tuple (compiled/equations.py); their voltages (``mV``) are set before each
         step."""
         groups = family_blocks(asm, DCMotorGroup)
         self._motor_groups = [g for g, _ in groups]
@@ -246,7 +246,7 @@ class CompiledStep:
 
     @staticmethod
     def _particles(asm, dense) -> tuple:
-        """The particle family's part of the model tuple (compiled/step.py ``particle_terms``): gathers (equal to
+        """The particle family's part of the model tuple (compiled/equations.py ``particle_terms``): gathers (equal to
         the scatters), masses, gravity, per-instance parameters and block positions of the particles, links and
         anchors (empty arrays for a model without them)."""
         f, i = np.float64, np.int64
@@ -269,7 +269,7 @@ class CompiledStep:
 
     @staticmethod
     def _ropes(asm, dense) -> tuple:
-        """The rope-pulley pairs' part of the model tuple (compiled/step.py ``rope_terms``): the group's arrays
+        """The rope-pulley pairs' part of the model tuple (compiled/equations.py ``rope_terms``): the group's arrays
         (empty ones for a model without ropes)."""
         groups = family_blocks(asm, RopePulleyGroup)
         if not groups:
@@ -546,7 +546,7 @@ class _Rows:
 class CompiledEvaluation:
     """``Assembly.residual`` of a model the compiled step holds, in one compiled call per Newton iteration, for the
     models that do not take the whole step compiled: sparse ones (``nq + m > DENSE_LIMIT``) and runs that keep the
-    iteration matrix across steps. :func:`flexmb.compiled.step.equations` evaluates the residual, the constraint
+    iteration matrix across steps. :func:`flexmb.compiled.equations.equations` evaluates the residual, the constraint
     values and the Newton-matrix values straight into the CSR value array of the fixed pattern (the pattern's
     ``sparse_positions``; dense row-major positions for small systems); the factorization (SuperLU, CHOLMOD,
     LAPACK), its reuse across iterations and steps, and everything else of
@@ -558,7 +558,7 @@ class CompiledEvaluation:
         self.dense = self.n <= DENSE_LIMIT
         self.step = CompiledStep(asm, sparse=not self.dense, reorder=False)
         from ..compiled.scatter import add_at
-        from ..compiled.step import equations
+        from ..compiled.equations import equations
         self._equations, self._add_at = equations, add_at
         # candidate contacts (sphere clouds, point-plane): one compiled kernel call per group besides the equations
         pos = asm.pattern.dense_positions if self.dense else asm.pattern.sparse_positions
