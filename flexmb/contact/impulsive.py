@@ -109,8 +109,8 @@ class Impacts:
 
     def __init__(self, asm, groups: list):
         self.asm = asm
-        self.groups = groups            # (ContactGroup, indices of its impulsive pairs, their laws)
-        laws = [w for _, _, ws in groups for w in ws]
+        self.groups = groups    # (ContactGroup, indices of its impulsive pairs, their laws, its contact family number)
+        laws = [w for _, _, ws, _ in groups for w in ws]
         rules = {w.rule for w in laws}
         if len(rules) > 1:
             raise ModelError(f"impulsive contact pairs use different rules {sorted(rules)}: one model, one rule")
@@ -118,39 +118,45 @@ class Impacts:
         self.e = np.array([w.e for w in laws])
         self.v_rest = np.array([w.v_rest for w in laws])
         self.depth = np.array([w.depth for w in laws])
-        self.names = [g.labels[i] for g, idx, _ in groups for i in idx]
+        self.names = [g.labels[i] for g, idx, _, _ in groups for i in idx]
         self.events: list[ImpactEvent] = []
 
     @classmethod
     def of(cls, asm) -> "Impacts | None":
         from .pairs import ContactGroup
         groups = []
-        for g in asm.families:
+        for fam, g in enumerate(asm._contact_families):
             if isinstance(g, ContactGroup):
                 idx = [i for i, c in enumerate(g.contacts) if isinstance(c.law, Impulsive)]
                 if idx:
-                    groups.append((g, np.array(idx), [g.contacts[i].law for i in idx]))
+                    groups.append((g, np.array(idx), [g.contacts[i].law for i in idx], fam))
         return cls(asm, groups) if groups else None
 
-    def rows(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Penetrations ``delta`` (m), approach speeds ``C v`` (m/s) and the rows ``C = d delta / dq`` (pairs, nq)
-        of every impulsive pair at ``(q, v)``."""
+    def _state(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Penetrations ``delta`` (m) and approach speeds ``d delta / dt`` (m/s) of every impulsive pair at ``(q, v)``
+        (one compiled measure call per contact group)."""
+        st = self.asm.eval_state(q, v, np.zeros(self.asm.nq), 0.0)
+        parts = [g.state(st.qe, st.ve) for g, _, _, _ in self.groups]
+        return (np.concatenate([d[idx] for (_, d, _), (_, idx, _, _) in zip(parts, self.groups)]),
+                np.concatenate([r[idx] for (_, _, r), (_, idx, _, _) in zip(parts, self.groups)]))
+
+    def rows(self, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """The rows ``C = d delta / dq`` (pairs, nq) of every impulsive pair at ``q`` (an impact's equations only)."""
         nq = self.asm.nq
         st = self.asm.eval_state(q, v, np.zeros(nq), 0.0)
-        deltas, rates, rows = [], [], []
-        for g, idx, _ in self.groups:
-            x, xd, J = g.measure_gradient(st.qe, st.ve)
-            delta, rate, J = g.sign * (g.offset - x)[idx], -g.sign * xd[idx], -g.sign * J[idx]   # d delta / d qe
+        rows = []
+        for g, idx, _, _ in self.groups:
+            J = -g.sign * g.measure_gradient(st.qe, st.ve)[2][idx]      # d delta / d qe, gathered columns
             C = np.zeros((idx.size, nq + 7))
             np.add.at(C, (np.arange(idx.size)[:, None], g.gather[idx]), J)
-            deltas.append(delta)
-            rates.append(rate)
             rows.append(C[:, :nq])
-        return np.concatenate(deltas), np.concatenate(rates), np.vstack(rows)
+        return np.vstack(rows)
 
-    def check_depth(self, q: np.ndarray, v: np.ndarray, t: float) -> None:
-        """Raise ModelError when a pair is pressed in deeper than its ``depth`` (resting contact)."""
-        delta, _, _ = self.rows(q, v)
+    def check_depth(self, penetrations: list, t: float) -> None:
+        """Raise ModelError when a pair is pressed in deeper than its ``depth`` (resting contact); ``penetrations``:
+        those of every contact family at the accepted state, as the integrator keeps them
+        (``Assembly.accepted_penetrations``): no evaluation of its own."""
+        delta = np.concatenate([penetrations[fam][idx] for _, idx, _, fam in self.groups])
         deep = np.flatnonzero(delta > self.depth)
         if deep.size:
             k = int(deep[0])
@@ -164,11 +170,12 @@ class Impacts:
         pair does; records an :class:`ImpactEvent`. A pair touches when its penetration exceeds ``-tol`` (m) or it
         would reach the surface within ``lead`` (s) at its approach speed (the integrator lands a step on the
         moment of touch to within its shortest aimed step)."""
-        delta, rate, C = self.rows(q, v)
+        delta, rate = self._state(q, v)
         touching = delta > -tol - np.maximum(rate, 0.0) * lead
         tiny = 1e-12 * max(float(np.abs(rate).max()), 1.0)
         if not (touching & (rate > tiny)).any():
             return None
+        C = self.rows(q, v)
         asm = self.asm
         _, c, S = asm.residual(q, v, np.zeros(asm.nq), np.zeros(asm.m), t, coef=(1.0, 0.0, 0.0, 0.0, 0.0))
         M = S[:asm.nq, :asm.nq]

@@ -272,7 +272,7 @@ class AlphaIntegrator:
         velocities, the algorithmic acceleration restarted on them (as at a run's start), the energy the impacts
         took booked as non-conservative work."""
         asm, impacts = self.asm, self.impacts
-        impacts.check_depth(s.q, s.v, s.t)
+        impacts.check_depth(self._pen, s.t)
         v1 = impacts.jump(s.q, s.v, s.t, self.contact_tol, self._aim_min)
         if v1 is None:
             return s
