@@ -657,6 +657,7 @@ class UserLawHook:
 
     def __init__(self, parts: list):
         self.parts = parts              # (offset, ContactGroup)
+        self._at = dict(parts)          # a group's own call (contact_pairs): found by its first pair, no search
 
     @classmethod
     def of(cls, groups: list) -> "UserLawHook | None":
@@ -667,7 +668,11 @@ class UserLawHook:
 
     def __call__(self, first: int, d, dd, vm, F, dF, dFd) -> bool:
         try:
-            for o, g in self.parts:
+            g = self._at.get(first)
+            if g is not None and g.n == d.size:
+                g.laws.user_forces(d, dd, vm, F, dF, dFd)
+                return True
+            for o, g in self.parts:             # the accept-time call: every group's pairs in one array
                 a = o - first
                 if a >= 0 and a + g.n <= d.size:
                     sl = slice(a, a + g.n)
