@@ -222,8 +222,10 @@ def _settings(h: float, t_end: float, jacobian_every_step: bool = False, abs_tol
     return ss
 
 
-def _solve(mbs, ss) -> dict:
-    """InitializeSolver + SolveSteps + FinalizeSolver with timers; tolerates a failed step."""
+def solve(mbs, ss) -> dict:
+    """InitializeSolver + SolveSteps + FinalizeSolver with timers; tolerates a failed step. ``steps``: the steps of
+    the fixed-step grid up to where it stopped; ``steps_taken``: Exudyn's step counter (adaptive runs, whose control
+    shortens h); ``rejected``: its rejected adaptive steps; also used by benchmarks/ropes.py."""
     import exudyn as exu
     solver = exu.MainSolverImplicitSecondOrder()
     t0 = time.perf_counter()
@@ -244,6 +246,8 @@ def _solve(mbs, ss) -> dict:
     done = bool(ok) and abs(t_stop - ss.timeIntegration.endTime) < 1e-9
     return {"init_s": t1 - t0, "wall_s": t2 - t1, "completed": done,
             "t_stop": t_stop, "error": error, "steps": steps,
+            "steps_taken": max(int(solver.it.currentStepIndex), 1),
+            "rejected": int(solver.it.rejectedAutomaticStepSizeSteps),
             "newton_per_step": solver.it.newtonStepsCount / steps,
             "jacobians_per_step": solver.it.newtonJacobiCount / steps,
             "n_ode2": int(solver.GetODE2size()), "n_ae": int(solver.GetAEsize())}
@@ -301,7 +305,7 @@ def exudyn_ancf_cable(omega_s: float, n_elements: int = 16, h: float = H, t_end:
     build = time.perf_counter() - t0
     if newton_abs_tol is None:
         newton_abs_tol = NEWTON_ABS_TOL * max(1.0, n_elements / 16) ** 2
-    run = _solve(mbs, _settings(h, t_end, jacobian_every_step, newton_abs_tol, sparse=True))
+    run = solve(mbs, _settings(h, t_end, jacobian_every_step, newton_abs_tol, sparse=True))
     t, tip = _hub_frame_tip(np.asarray(mbs.GetSensorStoredData(sensor)), omega_s)
     # check of the clamp: slope angle at the root against theta at the last time
     q0 = np.asarray(mbs.GetNodeOutput(nodes[0], exu.OutputVariableType.Coordinates)) + [0.0, 0.0, 1.0, 0.0]
@@ -445,7 +449,7 @@ def exudyn_ffrf(omega_s: float, n_modes: int = 4, h: float = H, t_end: float = T
                                         storeInternal=True, writeToFile=False))
     mbs.Assemble()
     build = time.perf_counter() - t0
-    run = _solve(mbs, _settings(h, t_end, jacobian_every_step, newton_abs_tol))
+    run = solve(mbs, _settings(h, t_end, jacobian_every_step, newton_abs_tol))
     t, tip = _hub_frame_tip(np.asarray(mbs.GetSensorStoredData(sensor)), omega_s)
     del keep
     out = {"model": f"Exudyn FFRFreducedOrder, {n_modes} modes", "omega_s": omega_s, "h": h, "t_end": t_end,
