@@ -11,15 +11,16 @@ from __future__ import annotations
 import numpy as np
 
 from .compiled.energy import energy_rows
-from .compiled.measures import concat, pack_measures
 from .compiled.specialization import universal
-from .contact.pairs import ContactGroup
-from .forces.applied import AppliedLoadGroup
-from .forces.motor import DCMotorGroup
-from .forces.particles import ParticleAnchorGroup, ParticleGroup, ParticleLinkGroup
-from .forces.springs import ScalarSpringGroup
+from .packing import family_parts, pack_model
 
 __all__ = ["CompiledEnergy"]
+
+_ENERGY_PARTS = ("springs", "contacts", "motors", "particles")
+"""The element-family parts of the compiled model whose energies :func:`energy_rows` evaluates."""
+
+_NAMES = {"bodies": "rigid bodies", "flexible": "flexible bodies", "springs": "springs and bushings",
+          "contacts": "contact pairs", "motors": "DC motors", "particles": "particles"}
 
 
 class CompiledEnergy:
@@ -28,77 +29,38 @@ class CompiledEnergy:
 
     def __init__(self, asm) -> None:
         self.asm = asm
-        f8, i8 = np.float64, np.int64
-        c = np.ascontiguousarray
-        rigid = asm.rigid
-        self.bodies = (c(rigid.idx, dtype=i8), c(rigid.m, dtype=f8), c(rigid.J, dtype=f8),
-                       c(rigid.gravity, dtype=f8))
         flexible = [g for g in asm.flexible if not g._python_structures]
         self.python_flexible = [g for g in asm.flexible if g._python_structures]
-        ftab, fdata, idata, wdata, ftabs = [], [], [], [], []
-        offs = np.zeros(4, dtype=i8)
-        for fg in flexible:
-            ftab.append((offs[0], fg._fdata.size, offs[1], fg._idata.size, offs[2], fg._wdata.size, offs[3],
-                         fg._tab.shape[0]))
-            fdata.append(fg._fdata)
-            idata.append(fg._idata)
-            wdata.append(fg._wdata.copy())      # work arrays of its own
-            ftabs.append(fg._tab)
-            offs += (fg._fdata.size, fg._idata.size, fg._wdata.size, fg._tab.shape[0])
-        self.flex = (np.array(ftab, dtype=i8).reshape(-1, 8), concat(fdata, f8), concat(idata, i8), concat(wdata, f8),
-                     c(np.concatenate(ftabs), dtype=i8) if ftabs else np.zeros((0, 6), dtype=i8))
-        no_positions = {None: np.zeros(0, dtype=i8)}
-        springs = [g for g in asm.families if isinstance(g, ScalarSpringGroup)]
-        tab, gather, _, vecs, shps, sides, _, first = pack_measures([(g, g, None) for g in springs], no_positions)
-        self.springs = (tab, gather, vecs, shps, sides, concat([g.k for g in springs], f8),
-                        concat([g.x0 for g in springs], f8))
+        energy_groups = [g for g in asm.families if g.compiled_part in _ENERGY_PARTS]
+        self.model = pack_model(asm, groups=flexible + energy_groups)       # no block positions, no joints
+        springs = [g for g, _ in family_parts(asm, groups=energy_groups)["springs"]]
         self._spring_groups = springs
-        self._spring_slices = {id(g): slice(a, a + g.n) for g, a in zip(springs, first)}
+        self._spring_slices = {id(g): slice(int(a), int(a) + g.n) for g, a in zip(springs, self.model.springs.table.first)}
         self._angle = any(g.measure == "angle" for g in springs)   # the references move with the history
-        self._sref = concat([g.angle_ref for g in springs], f8).reshape(1, -1)
-        contacts = [g for g in asm.families if isinstance(g, ContactGroup)]
-        tab, gather, _, vecs, shps, sides, _, _ = pack_measures([(g, g.measure, None) for g in contacts],
-                                                                 no_positions)
-        self.contacts = (tab, gather, vecs, shps, sides, concat([g._ref for g in contacts], f8),
-                         np.array([g.sign for g in contacts], dtype=f8), concat([g.offset for g in contacts], f8),
-                         concat([g.laws.K for g in contacts], f8), concat([g.laws.n for g in contacts], f8))
-        motors = [g for g in asm.families if isinstance(g, DCMotorGroup)]
-        self.motors = (concat([g.state for g in motors], i8), concat([g.L_a for g in motors], f8))
-        particle_kinds = (ParticleGroup, ParticleLinkGroup, ParticleAnchorGroup)
-        one = {type(g): g for g in asm.families if isinstance(g, particle_kinds)}
-        p, lk, an = one.get(ParticleGroup), one.get(ParticleLinkGroup), one.get(ParticleAnchorGroup)
-
-        def arr(g, name, dtype, shape=(0,)):
-            return c(getattr(g, name), dtype=dtype) if g is not None else np.zeros(shape, dtype=dtype)
-
-        self.parts = (arr(p, "scatter", i8, (0, 3)), arr(p, "mass", f8), arr(p, "g", f8, (3,)),
-                      arr(lk, "scatter", i8, (0, 6)), arr(lk, "k", f8), arr(lk, "L0", f8),
-                      arr(an, "scatter", i8, (0, 3)), arr(an, "point", f8, (0, 3)), arr(an, "k", f8))
-        held = (ScalarSpringGroup, DCMotorGroup, AppliedLoadGroup, *particle_kinds)
-        self.python_families = [g for g in asm.families
-                                if not (isinstance(g, held) or any(g is x for x in contacts))]
+        self._sref = self.model.springs.ref.reshape(1, -1)
+        # applied loads keep no energy; every other family not packed keeps its Python kinetic/potential
+        self.python_families = [g for g in asm.families if g.compiled_part not in (*_ENERGY_PARTS, "loads")]
         # the Python part's energies depend on the element history (mesh contacts' candidates, ropes' paid-out
         # length, crash elements): states saved with their own history are evaluated one by one under it
         self._python_stateful = any(g.history().size for g in self.python_families)
         self._row = np.empty((1, 3))
-        self._families = None       # the families' tuples as energy_rows gets them (_call)
+        self._model_for_call = None     # the model energy_rows gets: universal or specialized (_call)
 
     def _call(self, Q, V, srefs, out) -> None:
-        """:func:`energy_rows` on the universal family tuples or on those of this model's families (None for the
-        absent ones: a smaller compile; flexmb/compiled/specialization.py), chosen at the first call."""
-        if self._families is None:
-            full = (self.bodies, self.flex, self.springs, self.contacts, self.motors, self.parts)
-            p = self.parts
-            absent = (self.bodies[0].shape[0] == 0, self.flex[0].shape[0] == 0, self.springs[5].size == 0,
-                      self.contacts[8].size == 0, self.motors[0].size == 0,
-                      p[0].shape[0] + p[3].shape[0] + p[6].shape[0] == 0)
-            special = tuple(None if a else part for a, part in zip(absent, full))
-            names = ("rigid bodies", "flexible bodies", "springs and bushings", "contact pairs", "DC motors",
-                     "particles")
-            families = ", ".join(n for n, a in zip(names, absent) if not a)
-            self._families = (full if universal(energy_rows, (Q, V, srefs, *full, out), (Q, V, srefs, *special, out),
-                                                f"the energies of {families}") else special)
-        energy_rows(Q, V, srefs, *self._families, out)
+        """:func:`energy_rows` on the universal model or on one with None for the families this model lacks (a
+        smaller compile; flexmb/compiled/specialization.py), chosen at the first call."""
+        if self._model_for_call is None:
+            m = self.model
+            p = m.particles
+            absent = {"bodies": m.bodies.idx.shape[0] == 0, "flexible": m.flexible.table.n.size == 0,
+                      "springs": m.springs.k.size == 0, "contacts": m.contacts.K.size == 0,
+                      "motors": m.motors.charge.size == 0,
+                      "particles": p.gather.shape[0] + p.link_gather.shape[0] + p.anchor_gather.shape[0] == 0}
+            special = m._replace(**{name: None for name, a in absent.items() if a})
+            families = ", ".join(_NAMES[name] for name, a in absent.items() if not a)
+            self._model_for_call = (m if universal(energy_rows, (Q, V, srefs, m, out), (Q, V, srefs, special, out),
+                                                   f"the energies of {families}") else special)
+        energy_rows(Q, V, srefs, self._model_for_call, out)
 
     def _srefs(self) -> np.ndarray:
         """The springs' unwrapping references as the groups hold them now (1, springs)."""

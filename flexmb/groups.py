@@ -106,6 +106,26 @@ class ElementGroup:
     def accept(self, st: EvalState) -> None:
         """Update the history after an accepted step at ``st``."""
 
+    # -- the compiled model (flexmb/compiled/model.py): families the compiled step holds -------------------
+    compiled_part: str | None = None
+    """The field of the compiled ``Model`` this family packs into (``"springs"``, ``"contacts"``, ...), or None for
+    a family the compiled code does not hold (its groups are evaluated through :meth:`residual`)."""
+    compiled_words: str = ""
+    """The family in words, for the notice of a compile of a model with it (``"springs and bushings"``)."""
+
+    @property
+    def on_compiled_step(self) -> bool:
+        """Whether the compiled step holds this group (a family may hold some of its groups only, e.g. contact
+        pairs with a user friction law are not)."""
+        return self.compiled_part is not None
+
+    @classmethod
+    def pack_compiled(cls, groups: list) -> tuple:
+        """The family's part of the compiled model (a named tuple of flexmb/compiled/model.py) from its groups
+        ``[(group, block positions), ...]`` in the model's order (positions: the int64 positions of each group's
+        Newton blocks, empty when the model is packed for its energies alone); an empty part for no group."""
+        raise NotImplementedError
+
 
 FAMILY_MODULES: list[str] = [
     "flexmb.forces.applied",

@@ -38,6 +38,27 @@ kernels = lazy_module("flexmb.compiled.flexible")   # loads with the first flexi
 class FlexibleBodyGroup:
     """All flexible bodies with the same number of modes ``m``, evaluated at once."""
 
+    @staticmethod
+    def pack_compiled(groups: list) -> "Flexible":
+        """The flexible-body groups' part of the compiled model (flexmb/compiled/model.py ``Flexible``) from
+        ``[(group, block positions), ...]``: their buffers concatenated (work buffers copied: the compiled code
+        writes into them)."""
+        from ..compiled.model import FlexTable, Flexible, concat, int_table
+        rows, offs = [], np.zeros(6, dtype=np.int64)
+        for fg, _ in groups:
+            k = 7 + fg.m
+            rows.append((offs[0], fg._fdata.size, offs[1], fg._idata.size, offs[2], fg._wdata.size, offs[3],
+                         fg._tab.shape[0], fg.n, fg.m, offs[4], offs[5]))
+            offs += (fg._fdata.size, fg._idata.size, fg._wdata.size, fg._tab.shape[0], fg.n * k, fg.n * k * k)
+        tabs = [fg._tab for fg, _ in groups]
+        return Flexible(int_table(FlexTable, rows), concat([fg._fdata for fg, _ in groups], np.float64),
+                        concat([fg._idata for fg, _ in groups], np.int64),
+                        concat([fg._wdata.copy() for fg, _ in groups], np.float64),
+                        np.ascontiguousarray(np.concatenate(tabs), dtype=np.int64) if tabs
+                        else np.zeros((0, 6), dtype=np.int64),
+                        concat([fg.idx.reshape(-1) for fg, _ in groups], np.int64),
+                        concat([p for _, p in groups], np.int64))
+
     def __init__(self, bodies: list, gravity: np.ndarray):
         self.bodies = bodies
         self.n = n = len(bodies)

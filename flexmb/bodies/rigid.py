@@ -202,6 +202,14 @@ class RigidBodyGroup:
     ``dr/dq`` (K), ``dr/dv`` (C), ``dr/dv_dot`` (M), in the 7 coordinates of each body.
     """
 
+    def pack_compiled(self, pos: np.ndarray) -> "Bodies":
+        """The rigid bodies' part of the compiled model (flexmb/compiled/model.py ``Bodies``), ``pos`` the
+        positions of their 7 x 7 blocks (empty for a model packed for its energies)."""
+        from ..compiled.model import Bodies
+        c = np.ascontiguousarray
+        return Bodies(c(self.idx, dtype=np.int64), c(self.m, dtype=float), c(self.J, dtype=float),
+                      c(self.gravity, dtype=float), c(pos, dtype=np.int64))
+
     def __init__(self, bodies: list[RigidBody], gravity: np.ndarray):
         self.bodies = bodies
         self.n = len(bodies)
@@ -264,6 +272,12 @@ class NormalizationGroup:
         self.cols = np.array([b.offset + 3 + np.arange(4) for b in bodies], dtype=np.int64).reshape(self.n, 4)
         self.rows = row0 + np.arange(self.n)
         self.labels = [f"Euler-parameter normalization of {b.name!r}" for b in bodies]
+
+    def pack_compiled(self, pos_jac, pos_jacT, pos_hess, pos_D, order) -> "Normalization":
+        """The normalization rows' part of the compiled model (flexmb/compiled/model.py ``Normalization``), with
+        the remaining block positions and the elimination order of the dense Newton matrix."""
+        from ..compiled.model import Normalization
+        return Normalization(self.cols, pos_jac, pos_jacT, pos_hess, pos_D, order)
 
     def evaluate(self, q, v):
         p, pd = q[self.cols], v[self.cols]

@@ -39,16 +39,15 @@ __all__ = ["energy_rows"]
 
 
 @njit(cache=True)
-def _measures(Q, V, k, qe, ve, tab, gather, vecs, shps, sides, ref, x, xd, out):
+def _measures(Q, V, k, qe, ve, t, gather, vecs, shps, sides, ref, x, xd, out):
     """Measures ``x`` and rates ``xd`` at state ``k`` of ``Q``, ``V`` (extended into the work vectors ``qe``, ``ve``)
-    of every instance of the packed groups ``tab`` (rows ``(code, n, nx, m_i, m_j, modes, offset in gather, in
-    vecs, in shps, first instance, ...)``, as ``flexmb.compiled.measures.pack_measures``); ``out[k, 2]`` set
-    to 1 when a length has no direction."""
+    of every instance of the packed groups of table ``t`` (flexmb/compiled/model.py ``MeasureTable``);
+    ``out[k, 2]`` set to 1 when a length has no direction."""
     false_ = np.bool_(False)      # no literal (docs/architecture.md §2)
     _extended_rows(Q, V, k, qe, ve)
-    for g in range(tab.shape[0]):
-        code, n, nx, mi, mj, sm = tab[g, 0], tab[g, 1], tab[g, 2], tab[g, 3], tab[g, 4], tab[g, 5]
-        og, ov, osh, op = tab[g, 6], tab[g, 7], tab[g, 8], tab[g, 9]
+    for g in range(t.n.size):
+        code, n, nx, mi, mj, sm = t.code[g], t.n[g], t.nx[g], t.m_i[g], t.m_j[g], t.modes[g]
+        og, ov, osh, op = t.at_gather[g], t.at_vec[g], t.at_shape[g], t.first[g]
         if n == 0:
             continue
         xg, xdg = np.empty(n), np.empty(n)
@@ -63,25 +62,23 @@ def _measures(Q, V, k, qe, ve, tab, gather, vecs, shps, sides, ref, x, xd, out):
 
 
 @njit(cache=True)
-def energy_rows(Q, V, srefs, bodies, flex, springs, contacts, motors, parts, out):
+def energy_rows(Q, V, srefs, model, out):
     """Kinetic and potential energy (J) of the states ``Q[k]``, ``V[k]`` (nt, nq) into ``out[k, 0]``, ``out[k, 1]``
     (``out[k, 2]`` = 1 where a spring or contact length has no direction: the caller evaluates that state on the
     per-family path, which raises the error naming the element). ``srefs`` (nt or 1, springs): the springs'
     unwrapping references (angle measures) at each state.
 
-    ``bodies = (idx, mass, J, gravity)``; ``flex = (ftab, fdata, idata, wdata, ftabs)`` (rows ``(offset, length)``
-    of the float, int and work buffers and of the table, as ``CompiledStep``); ``springs = (tab, gather, vecs, shps,
-    sides, k, x0)``; ``contacts = (tab, gather, vecs, shps, sides, ref, sign per group, offset, K, n)``;
-    ``motors = (charge columns, L_a)``; ``parts = (pgather, pmass, gravity, lgather, lk, lL0, agather, apoint,
-    ak)``. A family given as None (the model has none) is left out of the compile. The families are added
-    one after the other, each over all states, in the order of the per-family methods."""
+    ``model``: the compiled model (flexmb/compiled/model.py ``Model``, packed by flexmb/packing.py for the
+    energies: its bodies, flexible bodies, springs, contact pairs, motors and particles are read). A family given as
+    None (the model has none) is left out of the compile. The families are added one after the other, each over all
+    states, in the order of the per-family methods."""
     out[:, :] = 0.0
-    _rigid_rows(Q, V, bodies, out)
-    _flexible_rows(Q, V, flex, out)
-    _spring_rows(Q, V, srefs, springs, out)
-    _contact_rows(Q, V, contacts, out)
-    _motor_rows(V, motors, out)
-    _particle_rows(Q, V, parts, out)
+    _rigid_rows(Q, V, model.bodies, out)
+    _flexible_rows(Q, V, model.flexible, out)
+    _spring_rows(Q, V, srefs, model.springs, out)
+    _contact_rows(Q, V, model.contacts, out)
+    _motor_rows(V, model.motors, out)
+    _particle_rows(Q, V, model.particles, out)
 
 
 @njit(cache=True)
@@ -100,7 +97,7 @@ def _rigid_rows(Q, V, bodies, out):
     """Rigid bodies: ``m |r_d|^2 / 2 + w'^T J w' / 2`` and ``-m g . r`` (J) of each state, added into ``out``."""
     if bodies is None:
         return
-    idx, mass, J, grav = bodies
+    idx, mass, J, grav = bodies.idx, bodies.mass, bodies.J, bodies.gravity
     for k in range(Q.shape[0]):
         T, U = rigid_energies(Q[k], V[k], idx, mass, J, grav)
         out[k, 0] += T
@@ -113,19 +110,19 @@ def _flexible_rows(Q, V, flex, out):
     if flex is None:
         return
     kinetic_, gravity_, strain_ = np.int64(0), np.int64(1), np.int64(2)     # no literals (docs/architecture.md §2)
-    ftab, fdata, idata, wdata, ftabs = flex
+    t = flex.table
     no_out = np.zeros(0)
     nf = 0
-    for f in range(ftab.shape[0]):
-        nf = max(nf, ftabs[ftab[f, 6], 0])
+    for f in range(t.n.size):
+        nf = max(nf, flex.tabs[t.at_tab[f], 0])
     strain = np.empty(nf)
     for k in range(Q.shape[0]):
         q, v = Q[k], V[k]
-        for f in range(ftab.shape[0]):
-            fd = fdata[ftab[f, 0]:ftab[f, 0] + ftab[f, 1]]
-            it = idata[ftab[f, 2]:ftab[f, 2] + ftab[f, 3]]
-            wd = wdata[ftab[f, 4]:ftab[f, 4] + ftab[f, 5]]
-            tb = ftabs[ftab[f, 6]:ftab[f, 6] + ftab[f, 7]]
+        for f in range(t.n.size):
+            fd = flex.fdata[t.at_f[f]:t.at_f[f] + t.n_f[f]]
+            it = flex.idata[t.at_i[f]:t.at_i[f] + t.n_i[f]]
+            wd = flex.wdata[t.at_w[f]:t.at_w[f] + t.n_w[f]]
+            tb = flex.tabs[t.at_tab[f]:t.at_tab[f] + t.n_tab[f]]
             out[k, 0] += flexible_energy(q, v, fd, it, wd, tb, kinetic_, no_out)
             out[k, 1] += flexible_energy(q, q, fd, it, wd, tb, gravity_, no_out)
             nb = tb[0, 0]
@@ -139,14 +136,15 @@ def _spring_rows(Q, V, srefs, springs, out):
     """Scalar springs: ``k (x - x0)^2 / 2`` (J) of each state (``out[k, 2]`` = 1 at a length without direction)."""
     if springs is None:
         return
-    stab, sgather, svecs, sshps, ssides, sk, sx0 = springs
+    sk, sx0 = springs.k, springs.x0
     ns = sk.size
     if ns == 0:
         return
     qe, ve = np.empty(Q.shape[1] + 7), np.empty(Q.shape[1] + 7)
     xs, xds = np.empty(ns), np.empty(ns)
     for k in range(Q.shape[0]):
-        _measures(Q, V, k, qe, ve, stab, sgather, svecs, sshps, ssides, srefs[k % srefs.shape[0]], xs, xds, out)
+        _measures(Q, V, k, qe, ve, springs.table, springs.gather, springs.vec, springs.shape, springs.sides,
+                  srefs[k % srefs.shape[0]], xs, xds, out)
         for i in range(ns):
             out[k, 1] += 0.5 * sk[i] * (xs[i] - sx0[i]) ** 2
 
@@ -156,17 +154,19 @@ def _contact_rows(Q, V, contacts, out):
     """Contact pairs: ``K delta^(n+1) / (n+1)`` for ``delta > 0`` (J) of each state (``out[k, 2]`` as springs)."""
     if contacts is None:
         return
-    ctab, cgather, cvecs, cshps, csides, cref, csign, coffset, cK, cn = contacts
+    t, csign, coffset, cK, cn = contacts.table, contacts.sign, contacts.offset, contacts.K, contacts.n
     nc = cK.size
     if nc == 0:
         return
     cgroup = np.empty(nc, dtype=np.int64)
-    for g in range(ctab.shape[0]):
-        cgroup[ctab[g, 9]:ctab[g, 9] + ctab[g, 1]] = g
+    for g in range(t.n.size):
+        cgroup[t.first[g]:t.first[g] + t.n[g]] = g
     qe, ve = np.empty(Q.shape[1] + 7), np.empty(Q.shape[1] + 7)
     xc, xdc = np.empty(nc), np.empty(nc)
+    no_ref = np.zeros(nc)           # contact measures are lengths (no unwrapping reference)
     for k in range(Q.shape[0]):
-        _measures(Q, V, k, qe, ve, ctab, cgather, cvecs, cshps, csides, cref, xc, xdc, out)
+        _measures(Q, V, k, qe, ve, t, contacts.gather, contacts.vec, contacts.shape, contacts.sides, no_ref, xc, xdc,
+                  out)
         for i in range(nc):
             d = csign[cgroup[i]] * (coffset[i] - xc[i])
             if d > 0.0:
@@ -178,7 +178,7 @@ def _motor_rows(V, motors, out):
     """DC motors: ``L_a i^2 / 2`` (J) of each state."""
     if motors is None:
         return
-    mstate, mL = motors
+    mstate, mL = motors.charge, motors.L_a
     for k in range(V.shape[0]):
         for i in range(mstate.size):
             out[k, 0] += 0.5 * mL[i] * V[k, mstate[i]] ** 2
@@ -190,7 +190,9 @@ def _particle_rows(Q, V, parts, out):
     if parts is None:
         return
     false_ = np.bool_(False)    # no literal (docs/architecture.md §2)
-    pgather, pmass, pg, lgather, lk, lL0, agather, apoint, ak = parts
+    pgather, pmass, pg = parts.gather, parts.mass, parts.gravity
+    lgather, lk, lL0 = parts.link_gather, parts.link_k, parts.link_L0
+    agather, apoint, ak = parts.anchor_gather, parts.anchor_point, parts.anchor_k
     nq = Q.shape[1]
     qe, ve = np.zeros(nq + 7), np.zeros(nq + 7)
     pe = np.empty(2)

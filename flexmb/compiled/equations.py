@@ -6,55 +6,13 @@
 :func:`equations`, which calls them all: the Newton iteration of flexmb/compiled/step.py and the sparse compiled
 evaluation (:class:`flexmb.solvers.compiled_step.CompiledEvaluation`) both call it.
 
-he model is a tuple of tuples of arrays (built by :class:`flexmb.solvers.compiled_step.CompiledStep`; each
-helper gets only the part it uses, since numba passes a tuple as all its arrays' fields):
-``(bodies, joints, flex, norm, springs, contacts, loads, driver_rows, motors, particles, ropes)`` with
-
-* ``bodies = (idx, mass, J, gravity, pos_body)``: rigid bodies (flexmb/compiled/rigid.py), block positions;
-* ``joints = (gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess, kinds)``: joint primitive groups; row g
-  of ``gtab`` is ``(kind, n, rows per instance, nx, m_i, modes of S, offset in gather/scatter, in u0, in S,
-  first instance (its drive block of f, f'', constant is ``drive[3 first:3 (first + n)]``), first row, offset
-  in the flat Jacobian, in the flat Hessian)``, kinds numbered in
-  the order of ``flexmb.joints.kernels.ROWS`` (point, dot1, dot2, distance, angle, coordinate), the other
-  arrays flat and concatenated group by group; ``kinds`` has an int per kind, or None for a kind no group has
-  (a specialized model, flexmb/compiled/specialization.py: that kind's kernels are not compiled);
-* ``flex = (ftab, fdata, idata, wdata, ftabs, fidx, pos_flex)``: flexible-body groups; row f of ``ftab`` is
-  ``(offset, length) of its float, int and work buffers, first row and rows of its table in ftabs, n, m,
-  offset in fidx, offset in pos_flex`` (flexmb/compiled/flexible.py ``pack``);
-* ``norm = (ncols, pos_norm_jac, pos_norm_jacT, pos_norm_hess, pos_D, order)``: the Euler-parameter columns of
-  every body (normalization rows last), the remaining block positions and the elimination order of the dense
-  Newton matrix: position k of the matrix that the block positions address holds unknown ``order[k]`` of
-  ``[q, lambda]`` (flexible bodies' elastic coordinates first, so that a beam's banded block is eliminated
-  before the frame coordinates that couple to all of it and the LU fills in little;
-  flexmb/solvers/compiled_step.py ``elimination_order``);
-* ``springs = (stab, sgather, sscatter, svec, sshp, sk, sc, sx0, sref, ssides, pos_spring)``: scalar
-  spring-damper groups (flexmb/forces/springs.py); row s of ``stab`` is ``(measure code, n, nx, m_i, m_j,
-  modes of the shapes, offset in sgather/sscatter, in svec, in sshp, in the per-instance parameters, in
-  pos_spring)``; ``sref`` the unwrapping reference of angle measures (history, moved on at accepted steps);
-* ``contacts = (ctab, cgather, cscatter, cvec, cshp, csides, csign, coffset, ckind, cK, cn, ch, cvmin, cc,
-  pos_contact, cfric, cgeo, crad, cfkind, cfpar)``: contact-pair groups (flexmb/contact/pairs.py; user laws,
-  kind USER, through the hook of compiled/hook.py),
-  ``ctab`` as ``stab``, per pair the measure offset and the law table (flexmb/contact/laws.py ``LawTable``); per
-  group whether a pair has friction and the friction geometry, per pair the radii, the built-in friction law's
-  kind (-1: none) and parameters (flexmb/contact/friction.py ``FrictionTable``). Their
-  approach-speed history changes at accepted steps (``ContactGroup.accept``, or in a block
-  flexmb/compiled/step_end.py) and comes as the separate ``dyn`` argument; blocks of models with contacts are
-  taken by ``blocks.run_block`` (``contact_steps``), which ends a block at a contact onset for the integrator to
-  locate;
-* ``loads = (lidx, lis_force, lbody_fixed, ls, lvec, pos_loads)``: applied forces and torques
-  (flexmb/forces/applied.py), their vectors at the current time in ``lvec`` (set before each step);
-* ``driver_rows``: the rows of driver constraints;
-* ``motors = (mtab, mgather, mscatter, mvec, mshp, msides, mstate, mref, mK, mr, mL, mD, mV, pos_motor)``: DC
-  motors (flexmb/forces/motor.py), one row of ``mtab`` per group ``(n, nx, m_i, m_j, modes, offset in mgather, in
-  mvec, in mshp, in the per-instance values, in pos_motor)``; the scatter has the motor's charge as last column
-  (``nx + 1`` per instance), ``mV`` the supply voltages at the current time (set before each step);
-* ``particles = (pgather, pmass, gravity, pos_p, lgather, lk, lc, lL0, pos_l, agather, apoint, ak, ac, pos_a)``:
-  particles, particle links and anchors (flexmb/forces/particles.py, :func:`particle_terms`);
-* ``ropes = (gather, scatter, axis, S, R, K, c, n, k_a, c_a, fkind, fpar, pos_rope)``: the rope-pulley pairs
-  (flexmb/contact/rope.py ``RopePulleyGroup``, its arrays: gather and scatter (n, 10), pulley axes (n, 3), the
-  second derivatives of A(p) (4, 4, 3, 3), per pair the laws' parameters and the built-in friction law's kind
-  and parameters (``FrictionTable``), block positions; :func:`rope_terms`). They carry no history; their
-  penetrations follow the pairs' in contact blocks (``blocks.run_block``, ``step_end.penetrations``).
+The model is a named tuple of the families' parts (flexmb/compiled/model.py ``Model``, packed by
+flexmb/packing.py ``pack_model``); each function gets only the part it uses (numba passes a named tuple as all its
+arrays' fields). A part is None when a specialized model lacks the family. The contacts' approach-speed history
+changes at accepted steps (``ContactGroup.accept``, or in a block flexmb/compiled/step_end.py) and comes as the
+separate ``dyn`` argument; blocks of models with contacts are taken by ``blocks.run_block`` (``contact_steps``),
+which ends a block at a contact onset for the integrator to locate. Rope-pulley pairs carry no history; their
+penetrations follow the pairs' in contact blocks.
 
 The block positions are those of a dense row-major matrix for :func:`alpha_step`, or of
 the CSR value array of the pattern when :class:`flexmb.solvers.compiled_step.CompiledEvaluation` calls
@@ -66,27 +24,28 @@ import numpy as np
 from numba import njit
 
 from .contact import contact_friction, contact_pairs
-from .flexible import evaluate as flexible_evaluate
+from .flexible import energy as flexible_energy, evaluate as flexible_evaluate
 from .forces import loads_kernel, motor_kernel, spring_kernel
 from .joints import (_angle_hess, _angle_rows, _coordinate_hess, _coordinate_rows, _distance_hess, _distance_rows,
                      _dot1_hess, _dot1_rows, _dot2_hess, _dot2_rows, _point_hess, _point_rows)
 from .measures import ANGLE, measure_kernel
 from .particles import anchor_kernel, link_kernel, particle_kernel
 from .rigid import rigid_residual
-from .rope import evaluate_pairs as rope_pairs
+from .rope import evaluate_pairs as rope_pairs, pairs_power as rope_pairs_power
 from .scatter import add_at, add_scaled_at, add_transpose_product
 from .views import flat, view
 
 # -- joint primitive groups ----------------------------------------------------------------------------------
 @njit(cache=True)
-def _group(g, gtab, gather, scatter, u0, S, drive):
+def _group(g, joints):
     """Views of joint group g: kind, rows per instance, m_i, first row, gather, scatter (n, nx), u0 (n, 3, 3),
     S (n, 3, 3, modes), drive (3, n) (a C-contiguous view: the same kernel signatures as the assembly's calls,
     so that the joint kernels are not compiled a second time for other array layouts)."""
-    kind, n, r, nx, mi, sm = gtab[g, 0], gtab[g, 1], gtab[g, 2], gtab[g, 3], gtab[g, 4], gtab[g, 5]
-    og, ou, os_, dc, row0 = gtab[g, 6], gtab[g, 7], gtab[g, 8], gtab[g, 9], gtab[g, 10]
-    return (kind, r, mi, row0, view(gather, og, (n, nx)), view(scatter, og, (n, nx)), view(u0, ou, (n, 3, 3)),
-            view(S, os_, (n, 3, 3, sm)), view(drive, 3 * dc, (3, n)))
+    t = joints.table
+    n, nx, sm, og = t.n[g], t.nx[g], t.modes[g], t.at_gather[g]
+    return (t.kind[g], t.rows[g], t.m_i[g], t.row0[g], view(joints.gather, og, (n, nx)),
+            view(joints.scatter, og, (n, nx)), view(joints.u0, t.at_u0[g], (n, 3, 3)),
+            view(joints.S, t.at_S[g], (n, 3, 3, sm)), view(joints.drive, 3 * t.first[g], (3, n)))
 
 @njit(cache=True)
 def _rows(kind, point, dot1, dot2, distance, angle, coordinate, qe, ve, gather, u0, S, mi, drive, phi, jac, gamma):
@@ -136,61 +95,59 @@ def _extended(q, v):
 def joint_rows(qe, ve, joints, phi, jac):
     """``Phi`` and its Jacobian (flat, group by group) of every joint row at the extended coordinates and
     velocities ``qe``, ``ve``."""
-    for g in range(joints[0].shape[0]):
+    for g in range(joints.table.n.size):
         group_rows(g, qe, ve, joints, phi, jac)
 
 @njit(cache=True)
 def group_rows(g, qe, ve, joints, phi, jac):
     """``Phi`` and its Jacobian of the rows of joint group ``g`` (into their places in ``phi`` and the flat
     ``jac``); no acceleration terms (an empty gamma: the kernels skip them)."""
-    gtab, gather, scatter, u0, S, drive = joints[0], joints[1], joints[2], joints[3], joints[4], joints[5]
-    kind, r, mi, row0, gg, sg, ug, Sg, dg = _group(g, gtab, gather, scatter, u0, S, drive)
-    n, nx, oj = gg.shape[0], gg.shape[1], gtab[g, 11]
-    ks = joints[9]
-    _rows(kind, ks[0], ks[1], ks[2], ks[3], ks[4], ks[5], qe, ve, gg, ug, Sg, mi, dg, phi[row0:row0 + n * r],
-          view(jac, oj, (n * r, nx)), phi[0:0])
+    kind, r, mi, row0, gg, sg, ug, Sg, dg = _group(g, joints)
+    n, nx, oj = gg.shape[0], gg.shape[1], joints.table.at_jac[g]
+    ks = joints.kinds
+    _rows(kind, ks.point, ks.dot1, ks.dot2, ks.distance, ks.angle, ks.coordinate, qe, ve, gg, ug, Sg, mi, dg,
+          phi[row0:row0 + n * r], view(jac, oj, (n * r, nx)), phi[0:0])
 
 @njit(cache=True)
 def _spring_group(sg, springs):
     """Views of spring group sg: code, m_i, m_j, gather, scatter (n, nx), vectors (n, 4, 3), shapes
     (n, 4, 3, modes), sides (4,), k, c, x0, unwrapping reference (n,) and block positions (n nx nx)."""
-    stab, sgather, sscatter, svec, sshp = springs[0], springs[1], springs[2], springs[3], springs[4]
-    code, n, nx, mi, mj, sm = stab[sg, 0], stab[sg, 1], stab[sg, 2], stab[sg, 3], stab[sg, 4], stab[sg, 5]
-    og, ov, osh, op, opos = stab[sg, 6], stab[sg, 7], stab[sg, 8], stab[sg, 9], stab[sg, 10]
+    t = springs.table
+    code, n, nx, mi, mj, sm = t.code[sg], t.n[sg], t.nx[sg], t.m_i[sg], t.m_j[sg], t.modes[sg]
+    og, ov, osh, op, opos = t.at_gather[sg], t.at_vec[sg], t.at_shape[sg], t.first[sg], t.at_pos[sg]
     par = slice(op, op + n)
-    return (code, mi, mj, sgather[og:og + n * nx].reshape((n, nx)), sscatter[og:og + n * nx].reshape((n, nx)),
-            svec[ov:ov + 12 * n].reshape((n, 4, 3)), sshp[osh:osh + 12 * n * sm].reshape((n, 4, 3, sm)),
-            springs[9][sg], springs[5][par], springs[6][par], springs[7][par], springs[8][par],
-            springs[10][opos:opos + n * nx * nx])
+    return (code, mi, mj, springs.gather[og:og + n * nx].reshape((n, nx)),
+            springs.scatter[og:og + n * nx].reshape((n, nx)), springs.vec[ov:ov + 12 * n].reshape((n, 4, 3)),
+            springs.shape[osh:osh + 12 * n * sm].reshape((n, 4, 3, sm)), springs.sides[sg], springs.k[par],
+            springs.c[par], springs.x0[par], springs.ref[par], springs.pos[opos:opos + n * nx * nx])
 
 @njit(cache=True)
 def _contact_group(cg, contacts):
     """Views of contact group cg: code, m_i, m_j, sign, gather, scatter (n, nx), vectors, shapes, sides, and per
     pair the offset, law kind, K, n, h, v_min, c, the positions of its blocks and the range of its pairs."""
-    ctab, csign = contacts[0], contacts[6]
-    code, n, nx, mi, mj, sm = ctab[cg, 0], ctab[cg, 1], ctab[cg, 2], ctab[cg, 3], ctab[cg, 4], ctab[cg, 5]
-    og, ov, osh, op, opos = ctab[cg, 6], ctab[cg, 7], ctab[cg, 8], ctab[cg, 9], ctab[cg, 10]
+    t, c = contacts.table, contacts
+    code, n, nx, mi, mj, sm = t.code[cg], t.n[cg], t.nx[cg], t.m_i[cg], t.m_j[cg], t.modes[cg]
+    og, ov, osh, op, opos = t.at_gather[cg], t.at_vec[cg], t.at_shape[cg], t.first[cg], t.at_pos[cg]
     par = slice(op, op + n)
-    return (code, mi, mj, csign[cg], contacts[1][og:og + n * nx].reshape((n, nx)),
-            contacts[2][og:og + n * nx].reshape((n, nx)), contacts[3][ov:ov + 12 * n].reshape((n, 4, 3)),
-            contacts[4][osh:osh + 12 * n * sm].reshape((n, 4, 3, sm)), contacts[5][cg], contacts[7][par],
-            contacts[8][par], contacts[9][par], contacts[10][par], contacts[11][par], contacts[12][par],
-            contacts[13][par], contacts[14][opos:opos + n * nx * nx], par)
+    return (code, mi, mj, c.sign[cg], c.gather[og:og + n * nx].reshape((n, nx)),
+            c.scatter[og:og + n * nx].reshape((n, nx)), c.vec[ov:ov + 12 * n].reshape((n, 4, 3)),
+            c.shape[osh:osh + 12 * n * sm].reshape((n, 4, 3, sm)), c.sides[cg], c.offset[par], c.law[par],
+            c.K[par], c.n[par], c.h[par], c.v_min[par], c.c[par], c.pos[opos:opos + n * nx * nx], par)
 
 @njit(cache=True)
 def _motor_group(g, motors):
     """Views of motor group g: m_i, m_j, gather (n, nx), scatter (n, nx + 1), vectors (n, 4, 3), shapes
     (n, 4, 3, modes), sides (4,), charge columns, unwrapping references, K_p, r_a, L_a, D, V (n,) and block
     positions (n (nx + 1)^2)."""
-    mtab = motors[0]
-    n, nx, mi, mj, sm = mtab[g, 0], mtab[g, 1], mtab[g, 2], mtab[g, 3], mtab[g, 4]
-    og, ov, osh, op, opos = mtab[g, 5], mtab[g, 6], mtab[g, 7], mtab[g, 8], mtab[g, 9]
+    t, m = motors.table, motors
+    n, nx, mi, mj, sm = t.n[g], t.nx[g], t.m_i[g], t.m_j[g], t.modes[g]
+    og, ov, osh, op, opos = t.at_gather[g], t.at_vec[g], t.at_shape[g], t.first[g], t.at_pos[g]
     par = slice(op, op + n)
-    return (mi, mj, motors[1][og:og + n * nx].reshape((n, nx)),
-            motors[2][og + op:og + op + n * (nx + 1)].reshape((n, nx + 1)),
-            motors[3][ov:ov + 12 * n].reshape((n, 4, 3)), motors[4][osh:osh + 12 * n * sm].reshape((n, 4, 3, sm)),
-            motors[5][g], motors[6][par], motors[7][par], motors[8][par], motors[9][par], motors[10][par],
-            motors[11][par], motors[12][par], motors[13][opos:opos + n * (nx + 1) * (nx + 1)])
+    return (mi, mj, m.gather[og:og + n * nx].reshape((n, nx)),
+            m.scatter[og + op:og + op + n * (nx + 1)].reshape((n, nx + 1)),
+            m.vec[ov:ov + 12 * n].reshape((n, 4, 3)), m.shape[osh:osh + 12 * n * sm].reshape((n, 4, 3, sm)),
+            m.sides[g], m.charge[par], m.ref[par], m.K_p[par], m.r_a[par], m.L_a[par], m.D[par], m.V[par],
+            m.pos[opos:opos + n * (nx + 1) * (nx + 1)])
 
 @njit(cache=True)
 def accept_springs(q, v, springs):
@@ -201,7 +158,7 @@ def accept_springs(q, v, springs):
     false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
     qe, ve = _extended(q, v)
     P = 0.0
-    for sg in range(springs[0].shape[0]):
+    for sg in range(springs.table.n.size):
         code, mi, mj, gg, sc_, vec, shp, sides, k, c, x0, ref, pos = _spring_group(sg, springs)
         n, nx = gg.shape
         x, xd = np.empty(n), np.empty(n)
@@ -220,7 +177,7 @@ def rigid_terms(bodies, q, v, vd, cM, cC, cK, with_matrix, r, vals):
     7 x 7 blocks into ``vals``."""
     if bodies is None:
         return
-    idx, mass, J, gravity, pos_body = bodies
+    idx, mass, J, gravity, pos_body = bodies.idx, bodies.mass, bodies.J, bodies.gravity, bodies.pos
     if idx.shape[0]:
         rb = np.empty((idx.shape[0], 7))
         blk = np.empty((idx.shape[0], 7, 7))
@@ -234,20 +191,20 @@ def flexible_terms(flex, q, v, vd, cM, cC, cK, with_matrix, r, vals):
     """Add the flexible-body groups' residual rows and blocks (flexmb/compiled/flexible.py ``evaluate``)."""
     if flex is None:
         return
-    ftab, fdata, idata, wdata, ftabs, fidx, pos_flex = flex
-    for f in range(ftab.shape[0]):
-        n, mm, oi, op = ftab[f, 8], ftab[f, 9], ftab[f, 10], ftab[f, 11]
-        k = 7 + mm
+    t = flex.table
+    for f in range(t.n.size):
+        n, oi, op = t.n[f], t.at_idx[f], t.at_pos[f]
+        k = 7 + t.m[f]
         rf = np.empty((n, k))
         bf = np.empty((n if with_matrix else 0, k, k))
         e2, e3 = np.zeros((0, 0)), np.zeros((0, 0, 0))     # the terms-mode outputs, unused in residual mode
-        flexible_evaluate(q, v, vd, fdata[ftab[f, 0]:ftab[f, 0] + ftab[f, 1]],
-                          idata[ftab[f, 2]:ftab[f, 2] + ftab[f, 3]], wdata[ftab[f, 4]:ftab[f, 4] + ftab[f, 5]],
-                          ftabs[ftab[f, 6]:ftab[f, 6] + ftab[f, 7]], cM, cC, cK, with_matrix, rf, bf,
+        flexible_evaluate(q, v, vd, flex.fdata[t.at_f[f]:t.at_f[f] + t.n_f[f]],
+                          flex.idata[t.at_i[f]:t.at_i[f] + t.n_i[f]], flex.wdata[t.at_w[f]:t.at_w[f] + t.n_w[f]],
+                          flex.tabs[t.at_tab[f]:t.at_tab[f] + t.n_tab[f]], cM, cC, cK, with_matrix, rf, bf,
                           e2, e3, e3, e3, e3, e3, e3, e3, e3)
-        add_at(r, fidx[oi:oi + n * k], flat(rf))
+        add_at(r, flex.idx[oi:oi + n * k], flat(rf))
         if with_matrix:
-            add_at(vals, pos_flex[op:op + n * k * k], flat(bf))
+            add_at(vals, flex.pos[op:op + n * k * k], flat(bf))
 
 @njit(cache=True)
 def spring_terms(springs, qe, ve, cC, cK, with_matrix, r, vals):
@@ -255,7 +212,7 @@ def spring_terms(springs, qe, ve, cC, cK, with_matrix, r, vals):
     group); False when a spring has no direction (the general path reports it)."""
     if springs is None:
         return True
-    for sg in range(springs[0].shape[0]):
+    for sg in range(springs.table.n.size):
         code, mi, mj, gg, sc_, vec, shp, sides, k, c, x0, ref, pos = _spring_group(sg, springs)
         n, nx = gg.shape
         x, xd, rs = np.empty(n), np.empty(n), np.empty((n, nx))
@@ -270,20 +227,20 @@ def spring_terms(springs, qe, ve, cC, cK, with_matrix, r, vals):
 
 @njit(cache=True)
 def load_terms(loads, q, v, cK, with_matrix, r, vals):
-    """Add the applied forces and torques at their vectors of this time (``loads[4]``; compiled/forces.py
+    """Add the applied forces and torques at their vectors of this time (``loads.vec``; compiled/forces.py
     ``loads_kernel``)."""
     if loads is None:
         return
-    lidx = loads[0]
+    lidx = loads.idx
     if lidx.shape[0]:
         nl = lidx.shape[0]
         rl = np.empty((nl, 7))
         bl = np.empty((nl if with_matrix else 1, 7, 7))
-        loads_kernel(q, v, lidx, loads[1], loads[2], loads[3], loads[4], cK if with_matrix else 0.0,
+        loads_kernel(q, v, lidx, loads.is_force, loads.body_fixed, loads.s, loads.vec, cK if with_matrix else 0.0,
                      with_matrix, rl, bl)
         add_at(r, lidx.reshape(-1), rl.reshape(-1))
         if with_matrix:
-            add_at(vals, loads[5], bl.reshape(-1))
+            add_at(vals, loads.pos, bl.reshape(-1))
 
 @njit(cache=True)
 def motor_terms(motors, qe, ve, vd, cM, cC, cK, with_matrix, r, vals):
@@ -292,7 +249,7 @@ def motor_terms(motors, qe, ve, vd, cM, cC, cK, with_matrix, r, vals):
     if motors is None:
         return
     angle_ = np.int64(ANGLE)  # no literal (docs/architecture.md §2)
-    for g in range(motors[0].shape[0]):
+    for g in range(motors.table.n.size):
         mi, mj, gg, sc_, vec, shp, sides, state, ref, K, ra, L, D, V, pos = _motor_group(g, motors)
         n, nx = gg.shape
         rm = np.empty((n, nx + 1))
@@ -311,20 +268,20 @@ def contact_terms(contacts, dyn, qe, ve, cC, cK, with_matrix, r, vals):
     if contacts is None:
         return True
     speed, in_contact, last_rate = dyn
-    for cg in range(contacts[0].shape[0]):
+    for cg in range(contacts.table.n.size):
         (code, mi, mj, sign, gg, sc_, vec, shp, sides, offset, kind, K, nn, hh, vmin, cc, pos,
          par) = _contact_group(cg, contacts)
         n, nx = gg.shape
         x, xd, F, dF, dFd = np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n)
         Jc, Hv, rc = np.empty((n, nx)), np.empty((n, nx)), np.empty((n, nx))
         bc = np.empty((n if with_matrix else 1, nx, nx))
-        if contact_pairs(contacts[0][cg, 9], code, qe, ve, gg, vec, shp, sides, mi, mj, sign, offset, kind, K, nn,
+        if contact_pairs(contacts.table.first[cg], code, qe, ve, gg, vec, shp, sides, mi, mj, sign, offset, kind, K, nn,
                          hh, vmin, cc, speed[par], in_contact[par], last_rate[par], cC, cK, with_matrix, x, xd, F, dF,
                          dFd, Jc, Hv, rc, bc) >= 0:
             return False
-        if contacts[15][cg]:        # friction of the pairs with a built-in friction law (ContactGroup._friction)
-            contact_friction(contacts[16][cg], sign, qe, ve, gg, vec, shp, mi, mj, contacts[17][par],
-                             contacts[18][par], contacts[19][par], F, dF, dFd, Jc, Hv, cK if with_matrix else 0.0,
+        if contacts.has_friction[cg]:   # friction of the pairs with a built-in friction law (ContactGroup._friction)
+            contact_friction(contacts.geometry[cg], sign, qe, ve, gg, vec, shp, mi, mj, contacts.radii[par],
+                             contacts.friction[par], contacts.friction_par[par], F, dF, dFd, Jc, Hv, cK if with_matrix else 0.0,
                              cC if with_matrix else 0.0, with_matrix, rc, bc)
         add_at(r, sc_.reshape(-1), rc.reshape(-1))
         if with_matrix:
@@ -338,13 +295,13 @@ def joint_terms(joints, qe, ve, act, lam_act, with_matrix, cH, r, phi):
     ``cH`` != 0, the flat Hessians of ``lambda . Phi`` (:func:`joint_matrix` adds them)."""
     if joints is None:
         return np.empty(0), np.empty(0)
-    gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess, ks = joints
-    jac = np.empty(pos_jac.size)
-    H = np.empty(pos_hess.size)
+    t, ks = joints.table, joints.kinds
+    jac = np.empty(joints.pos_jac.size)
+    H = np.empty(joints.pos_hess.size)
     joint_rows(qe, ve, joints, phi, jac)
-    for g in range(gtab.shape[0]):
-        kind, rr, mi, row0, gg, sg, ug, Sg, dg = _group(g, gtab, gather, scatter, u0, S, drive)
-        n, nx, oj, oh = gg.shape[0], gg.shape[1], gtab[g, 11], gtab[g, 12]
+    for g in range(t.n.size):
+        kind, rr, mi, row0, gg, sg, ug, Sg, dg = _group(g, joints)
+        n, nx, oj, oh = gg.shape[0], gg.shape[1], t.at_jac[g], t.at_hess[g]
         rows = slice(row0, row0 + n * rr)
         jg = view(jac, oj, (n * rr, nx))
         for i in range(n * rr):
@@ -352,7 +309,7 @@ def joint_terms(joints, qe, ve, act, lam_act, with_matrix, cH, r, phi):
                 jg[i, :] = 0.0
         add_transpose_product(r, sg, jg, lam_act[rows], act[rows])
         if with_matrix and cH != 0.0:
-            _hess(kind, ks[0], ks[1], ks[2], ks[3], ks[4], ks[5], qe, gg, ug, Sg, mi, lam_act[rows],
+            _hess(kind, ks.point, ks.dot1, ks.dot2, ks.distance, ks.angle, ks.coordinate, qe, gg, ug, Sg, mi, lam_act[rows],
                   view(H, oh, (n, nx, nx)))
     return jac, H
 
@@ -361,16 +318,16 @@ def joint_matrix(joints, jac, H, cH, vals):
     """Add the joint rows' Jacobian (both blocks ``Phi_q`` and ``Phi_q^T``) and ``cH`` times their Hessians."""
     if joints is None:
         return
-    add_at(vals, joints[6], jac)
-    add_at(vals, joints[7], jac)
+    add_at(vals, joints.pos_jac, jac)
+    add_at(vals, joints.pos_jacT, jac)
     if cH != 0.0:
-        add_scaled_at(vals, joints[8], H, cH)
+        add_scaled_at(vals, joints.pos_hess, H, cH)
 
 @njit(cache=True)
 def copy_references(springs, out):
-    """The springs' unwrapping references (``springs[8]``) into ``out``."""
+    """The springs' unwrapping references (``springs.ref``) into ``out``."""
     if springs is not None:
-        out[:] = springs[8]
+        out[:] = springs.ref
 
 # -- the equations -----------------------------------------------------------------------------------------
 @njit(cache=True)
@@ -382,8 +339,9 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
     approach-speed history ``(speed, in_contact, last_rate)`` per pair. Returns False when a spring or a
     sphere-sphere contact has no direction (coincident points). A family's part of the model may be None (the
     model has none of it): its code is then not compiled (module docstring)."""
-    bodies, joints, flex, norm, springs, contacts, loads, driver_rows, motors, particles = model[:10]
-    ncols, pos_norm_jac, pos_norm_jacT, pos_norm_hess, pos_D = norm[0], norm[1], norm[2], norm[3], norm[4]
+    norm = model.norm
+    ncols, pos_norm_jac, pos_norm_jacT, pos_norm_hess, pos_D = norm.cols, norm.pos_jac, norm.pos_jacT, norm.pos_hess, \
+        norm.pos_D
     nb = ncols.shape[0]
     m = phi.size
     mj = m - nb
@@ -392,18 +350,18 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
     for i in range(m):
         lam_act[i] = lam[i] if act[i] else 0.0
     r[:] = 0.0
-    rigid_terms(bodies, q, v, vd, cM, cC, cK, with_matrix, r, vals)
-    flexible_terms(flex, q, v, vd, cM, cC, cK, with_matrix, r, vals)
-    if not spring_terms(springs, qe, ve, cC, cK, with_matrix, r, vals):
+    rigid_terms(model.bodies, q, v, vd, cM, cC, cK, with_matrix, r, vals)
+    flexible_terms(model.flexible, q, v, vd, cM, cC, cK, with_matrix, r, vals)
+    if not spring_terms(model.springs, qe, ve, cC, cK, with_matrix, r, vals):
         return False                # a spring without direction: the general path reports it
-    load_terms(loads, q, v, cK, with_matrix, r, vals)
-    motor_terms(motors, qe, ve, vd, cM, cC, cK, with_matrix, r, vals)
-    if not contact_terms(contacts, dyn, qe, ve, cC, cK, with_matrix, r, vals):
+    load_terms(model.loads, q, v, cK, with_matrix, r, vals)
+    motor_terms(model.motors, qe, ve, vd, cM, cC, cK, with_matrix, r, vals)
+    if not contact_terms(model.contacts, dyn, qe, ve, cC, cK, with_matrix, r, vals):
         return False
-    if not particle_terms(particles, q, v, vd, qe, ve, cM, cC, cK, with_matrix, r, vals):
+    if not particle_terms(model.particles, q, v, vd, qe, ve, cM, cC, cK, with_matrix, r, vals):
         return False
-    rope_terms(model[10], qe, ve, cC, cK, with_matrix, r, vals)
-    jac, H = joint_terms(joints, qe, ve, act, lam_act, with_matrix, cH, r, phi)
+    rope_terms(model.ropes, qe, ve, cC, cK, with_matrix, r, vals)
+    jac, H = joint_terms(model.joints, qe, ve, act, lam_act, with_matrix, cH, r, phi)
     for i in range(mj):
         if not act[i]:
             phi[i] = 0.0
@@ -418,7 +376,7 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
             r[ncols[bb, c]] += lam_act[row] * q[ncols[bb, c]]
     if not with_matrix:
         return True
-    joint_matrix(joints, jac, H, cH, vals)
+    joint_matrix(model.joints, jac, H, cH, vals)
     for bb in range(nb):
         row = mj + bb
         w = 1.0 if act[row] else 0.0
@@ -443,12 +401,14 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
 def particle_terms(parts, q, v, vd, qe, ve, cM, cC, cK, with_matrix, r, vals):
     """Add the particles' ``m (a - g)``, the links' and the anchors' ``-Q`` (flexmb/compiled/particles.py) into
     ``r`` and, when ``with_matrix``, their blocks ``cM m I``, ``cK dr/dq + cC dr/dv`` into ``vals`` through their
-    position maps. ``parts = (pgather, pmass, gravity, pos_p, lgather, lk, lc, lL0, pos_l, agather, apoint, ak, ac,
-    pos_a)`` (:class:`flexmb.solvers.compiled_step.CompiledStep`). Returns False when a link has zero length (no
+    position maps (flexmb/compiled/model.py ``Particles``). Returns False when a link has zero length (no
     direction: the general path reports it)."""
     if parts is None:
         return True
-    pgather, pmass, pg, pos_p, lgather, lk, lc, lL0, pos_l, agather, apoint, ak, ac, pos_a = parts
+    pgather, pmass, pg, pos_p = parts.gather, parts.mass, parts.gravity, parts.pos
+    lgather, lk, lc, lL0, pos_l = parts.link_gather, parts.link_k, parts.link_c, parts.link_L0, parts.link_pos
+    agather, apoint, ak, ac, pos_a = (parts.anchor_gather, parts.anchor_point, parts.anchor_k, parts.anchor_c,
+                                      parts.anchor_pos)
     n = pgather.shape[0]
     if n:
         rp = np.empty((n, 3))
@@ -490,7 +450,8 @@ def rope_terms(ropes, qe, ve, cC, cK, with_matrix, r, vals):
     ``RopePulleyGroup.residual``); returns the per-pair parts (n, 9) of ``contact_kernel``."""
     if ropes is None:
         return np.empty((0, 9))
-    gather, scatter, axis, S, R, K, c, nexp, ka, ca, fkind, fpar, pos = ropes
+    gather, axis, S, R, K, c, nexp = ropes.gather, ropes.axis, ropes.S, ropes.R, ropes.K, ropes.c, ropes.n
+    ka, ca, fkind, fpar = ropes.k_a, ropes.c_a, ropes.friction, ropes.friction_par
     n = gather.shape[0]
     parts = np.empty((n, 9))
     if n == 0:
@@ -499,7 +460,100 @@ def rope_terms(ropes, qe, ve, cC, cK, with_matrix, r, vals):
     blk = np.empty((n if with_matrix else 0, 10, 10))
     rope_pairs(qe, ve, gather, axis, S, R, K, c, nexp, ka, ca, fkind, fpar, cK if with_matrix else 0.0,
                cC if with_matrix else 0.0, with_matrix, rr, blk, parts)
-    add_at(r, flat(scatter), flat(rr))
+    add_at(r, flat(ropes.scatter), flat(rr))
     if with_matrix:
-        add_at(vals, pos, flat(blk))
+        add_at(vals, ropes.pos, flat(blk))
     return parts
+
+
+# -- the families' powers at an accepted state (the energy balance of a block) -----------------------------------
+@njit(cache=True)
+def family_powers(q, v, model):
+    """Non-conservative power (W) of the families at an accepted state, the sum of one function per family (each
+    returns 0 for a part that is None): modal damping of the flexible bodies, applied loads, DC motors, particle
+    links and anchors, rope-pulley pairs (springs and contact pairs book theirs when they accept a step)."""
+    return (loads_power(q, v, model.loads) + motors_power(q, v, model.motors) + particle_power(q, v, model.particles)
+            + rope_power(q, v, model.ropes) + flexible_power(v, model.flexible))
+
+
+@njit(cache=True)
+def motors_power(q, v, motors):
+    """Supply power minus losses ``sum V i - r_a i^2 - D omega^2`` (W) of the DC motors at their current
+    voltages (as ``DCMotorGroup.power``)."""
+    if motors is None:
+        return 0.0
+    false_, angle_ = np.bool_(False), np.int64(ANGLE)  # no literals (docs/architecture.md §2)
+    qe, ve = _extended(q, v)
+    P = 0.0
+    for g in range(motors.table.n.size):
+        mi, mj, gg, sc_, vec, shp, sides, state, ref, K, ra, L, D, V, pos = _motor_group(g, motors)
+        n, nx = gg.shape
+        x, w = np.empty(n), np.empty(n)
+        measure_kernel(angle_, qe, ve, gg, vec, shp, sides, mi, mj, ref, false_, x, w, np.empty((n, nx)),
+                       np.empty((0, nx, nx)))
+        for i in range(n):
+            cur = v[state[i]]
+            P += V[i] * cur - ra[i] * cur * cur - D[i] * w[i] * w[i]
+    return P
+
+@njit(cache=True)
+def flexible_power(v, flex):
+    """Modal damping power ``-sum eta_d^T D eta_d`` (W) of the flexible-body groups."""
+    if flex is None:
+        return 0.0
+    t = flex.table
+    damping_ = np.int64(3)      # energy(): the damping power (no literal, docs/architecture.md §2)
+    p = 0.0
+    for f in range(t.n.size):
+        p += flexible_energy(v, v, flex.fdata[t.at_f[f]:t.at_f[f] + t.n_f[f]],
+                             flex.idata[t.at_i[f]:t.at_i[f] + t.n_i[f]], flex.wdata[t.at_w[f]:t.at_w[f] + t.n_w[f]],
+                             flex.tabs[t.at_tab[f]:t.at_tab[f] + t.n_tab[f]], damping_, np.zeros(0))
+    return p
+
+@njit(cache=True)
+def loads_power(q, v, loads):
+    """Power ``sum Q . v`` (W) of the applied loads at their current vectors (as ``AppliedLoadGroup.power``)."""
+    if loads is None:
+        return 0.0
+    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
+    lidx = loads.idx
+    if lidx.shape[0] == 0:
+        return 0.0
+    return loads_kernel(q, v, lidx, loads.is_force, loads.body_fixed, loads.s, loads.vec, 0.0, false_,
+                        np.empty((lidx.shape[0], 7)), np.empty((1, 7, 7)))
+
+@njit(cache=True)
+def particle_power(q, v, parts):
+    """Damper power (W) of the particle links ``-sum c L_dot^2`` and anchors ``-sum c |x_dot|^2`` (as
+    ``ParticleLinkGroup.power`` and ``ParticleAnchorGroup.power``)."""
+    if parts is None:
+        return 0.0
+    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
+    lgather, lk, lc, lL0 = parts.link_gather, parts.link_k, parts.link_c, parts.link_L0
+    agather, apoint, ak, ac = parts.anchor_gather, parts.anchor_point, parts.anchor_k, parts.anchor_c
+    P = 0.0
+    n = lgather.shape[0]
+    if n:
+        qe, ve = _extended(q, v)
+        pl = np.empty((n, 3))
+        link_kernel(qe, ve, lgather, lk, lc, lL0, 0.0, 0.0, false_, np.empty((n, 6)), np.empty((0, 6, 6)), pl)
+        for k in range(n):
+            P -= lc[k] * pl[k, 2] * pl[k, 2]
+    n = agather.shape[0]
+    if n:
+        pa = np.empty((n, 2))
+        anchor_kernel(q, v, agather, apoint, ak, ac, 0.0, 0.0, false_, np.empty((n, 3)), np.empty((0, 3, 3)), pa)
+        for k in range(n):
+            P += pa[k, 1]
+    return P
+
+@njit(cache=True)
+def rope_power(q, v, ropes):
+    """Power (W, <= 0) of the rope-pulley pairs' radial and axial damping and friction, as
+    ``RopePulleyGroup.power``."""
+    if ropes is None or ropes.gather.shape[0] == 0:
+        return 0.0
+    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
+    qe, ve = _extended(q, v)
+    return rope_pairs_power(rope_terms(ropes, qe, ve, 0.0, 0.0, false_, np.zeros(q.size), np.zeros(0)), ropes.R,
+                            ropes.k_a)

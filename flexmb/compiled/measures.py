@@ -26,7 +26,7 @@ flexmb/compiled/pairs.py (``w . A(p) u = p^T Q(w, u) p - w . u``, docs/theory.md
 Kernels loop over all instances of a group and write into caller-provided arrays: ``vec`` (n, 4, 3)
 body-fixed vectors per slot, ``shp`` (n, 4, 3, M) attachment shapes (M = max(m_i, m_j); zero columns
 beyond a side's count), ``sides`` (4,) the body (0: i, 1: j) of each slot. ``measure_kernel`` gives values,
-gradients and Hessians alone; :func:`pack_measures` lays the measure groups of a model out in the table the
+gradients and Hessians alone; :func:`flexmb.compiled.model.pack_measures` lays the measure groups of a model out in the table the
 compiled step and the energies read.
 """
 from __future__ import annotations
@@ -242,30 +242,3 @@ def measure_kernel(code, qe, ve, gather, vec, shp, sides, mi, mj, ref, want_hess
         if code == LENGTH and x[i] < BAD_LENGTH:
             return i
     return -1
-
-
-def concat(parts: list, dtype) -> np.ndarray:
-    """The arrays concatenated (an empty array of ``dtype`` for none)."""
-    return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
-
-
-def pack_measures(groups: list, dense: list) -> tuple:
-    """Springs' and contacts' common part of the compiled model: for ``(group, measure group, block handle)``
-    triples, the table ``(code, n, nx, m_i, m_j, modes, offsets in gather, vectors, shapes, per-instance values,
-    block positions, 0)``, the flat gathers, scatters, vectors, shapes, sides, block positions, and the first
-    per-instance index of each group."""
-    tab, first = [], []
-    og = ov = osh = op = opos = 0
-    for g, m, _ in groups:
-        n, nx = g.gather.shape
-        sm = m.shps.shape[3]
-        tab.append((g.code, n, nx, m.n_modes[0], m.n_modes[1], sm, og, ov, osh, op, opos, 0))
-        first.append(op)
-        og, ov, osh, op, opos = og + n * nx, ov + 12 * n, osh + 12 * n * sm, op + n, opos + n * nx * nx
-    return (np.array(tab, dtype=np.int64).reshape(-1, 12),
-            concat([g.gather.reshape(-1) for g, _, _ in groups], np.int64),
-            concat([g.scatter.reshape(-1) for g, _, _ in groups], np.int64),
-            concat([m.vecs.reshape(-1) for _, m, _ in groups], float),
-            concat([m.shps.reshape(-1) for _, m, _ in groups], float),
-            np.array([m.sides for _, m, _ in groups], dtype=np.int64).reshape(-1, 4),
-            concat([dense[h] for _, _, h in groups], np.int64), first)

@@ -19,7 +19,7 @@ links, docs/architecture.md §2). :func:`flexmb.compiled.equations.equations` (t
 function per family, flexmb/compiled/equations.py) is the exception: the sparse compiled evaluation calls it too,
 so it is compiled once on its own and linked into the step. Each family's terms are one function that takes the
 family's part of the model and returns at once when the part is None (``equations.rigid_terms``, ...,
-:func:`flexible_power`, :func:`driver_power`): a model tuple with None for its absent families compiles a step
+:func:`flexible_power`, :func:`driver_power`): a model with None for its absent families compiles a step
 without their code (flexmb/compiled/specialization.py; docs/architecture.md §2).
 
 This module holds the Newton iteration of a step (:func:`alpha_step`, with the dense LU of
@@ -32,37 +32,12 @@ import numpy as np
 from numba import njit
 
 from .dense_lu import lu_factor, lu_solve, PIVOT_RATIO_MIN, saddle_scale
-from .equations import _extended, _motor_group, equations, group_rows, joint_rows, rope_terms
-from .flexible import energy as flexible_energy
-from .forces import loads_kernel
-from .measures import ANGLE, measure_kernel
-from .particles import anchor_kernel, link_kernel
-from .rope import pairs_power as rope_pairs_power
+from .equations import _extended, equations, family_powers, group_rows, joint_rows
 from .stepping import apply_increment, corrected_rates, newton_rhs, newton_weights, predict
 from .views import view
 
 CONVERGED, NONFINITE_RESIDUAL, SINGULAR, NONFINITE_INCREMENT, NO_CONVERGENCE = 0, 1, 2, 3, 4
 """Outcome codes of :func:`alpha_step`."""
-
-@njit(cache=True)
-def motors_power(q, v, motors):
-    """Supply power minus losses ``sum V i - r_a i^2 - D omega^2`` (W) of the DC motors at their current
-    voltages (as ``DCMotorGroup.power``)."""
-    if motors is None:
-        return 0.0
-    false_, angle_ = np.bool_(False), np.int64(ANGLE)  # no literals (docs/architecture.md §2)
-    qe, ve = _extended(q, v)
-    P = 0.0
-    for g in range(motors[0].shape[0]):
-        mi, mj, gg, sc_, vec, shp, sides, state, ref, K, ra, L, D, V, pos = _motor_group(g, motors)
-        n, nx = gg.shape
-        x, w = np.empty(n), np.empty(n)
-        measure_kernel(angle_, qe, ve, gg, vec, shp, sides, mi, mj, ref, false_, x, w, np.empty((n, nx)),
-                       np.empty((0, nx, nx)))
-        for i in range(n):
-            cur = v[state[i]]
-            P += V[i] * cur - ra[i] * cur * cur - D[i] * w[i] * w[i]
-    return P
 
 # -- one step ----------------------------------------------------------------------------------------------
 @njit(cache=True, inline="always")
@@ -75,13 +50,15 @@ def step_work(nq, m):
             np.empty(n), np.empty(n), np.empty(n), np.zeros(n * n), np.empty(n, dtype=np.int64), np.ones(n))
 
 @njit(cache=True, inline="always")
-def alpha_step(q0, v0, vd0, a0, lam0, h, am, af, beta, gamma, tol, q_tol, use_q_tol, max_iter, act, model, dyn,
-               cscale, q, v, vd, a, lam, stats, work):
-    """One generalized-alpha step of size h from ``(q0, v0, vd0, a0, lam0)`` into ``(q, v, vd, a, lam)``;
+def alpha_step(q0, v0, vd0, a0, lam0, h, settings, q_tol, act, model, dyn, cscale, q, v, vd, a, lam, stats, work):
+    """One generalized-alpha step of size h from ``(q0, v0, vd0, a0, lam0)`` into ``(q, v, vd, a, lam)`` with the
+    parameters, tolerance and iteration limit of ``settings`` (flexmb/compiled/model.py ``BlockSettings``);
     the model's ``drive`` holds the drivers' f and f'' at the step's end, ``cscale`` the coordinates' scale in the
     Newton matrix (``Assembly.inertia_scale``, :func:`saddle_scale`). Returns an outcome code
     (``CONVERGED``, ...); ``stats`` gets ``[newton iterations, factorizations, last increment norm]``; ``work``
     the step's arrays (:func:`step_work`, allocated once per block)."""
+    am, af, beta, gamma = settings.am, settings.af, settings.beta, settings.gamma
+    tol, max_iter = settings.tol, settings.max_iter
     nq = q0.size
     m = lam0.size
     n = nq + m
@@ -95,8 +72,8 @@ def alpha_step(q0, v0, vd0, a0, lam0, h, am, af, beta, gamma, tol, q_tol, use_q_
     v[:] = vp
     vd[:] = vdp
     lam[:] = lam0
-    newton_weights(qp, tol, q_tol, use_q_tol, 100.0 * 2.220446049250313e-16, wq)
-    order = model[3][5]
+    newton_weights(qp, tol, q_tol, settings.use_q_tol, 100.0 * 2.220446049250313e-16, wq)
+    order = model.norm.order
     LU = view(vals, 0, (n, n))
     d[:] = 1.0
     have_lu = False
@@ -141,26 +118,10 @@ def alpha_step(q0, v0, vd0, a0, lam0, h, am, af, beta, gamma, tol, q_tol, use_q_
 # -- per-step quantities of the energy balance and the redundancy check ---------------------------------------
 @njit(cache=True, inline="always")
 def powers(q, v, lam, act, model):
-    """``(non-conservative power, driver power)`` (W) at an accepted state: the modal damping of the flexible
-    bodies ``-sum eta_d^T D eta_d``, the applied loads ``Q . v`` and ``-sum lambda_d (Phi_q,d v)`` over the active
-    driver rows (as ``Assembly.step_end``; the springs' damper power comes with their accept)."""
-    p_nc = (loads_power(q, v, model[6]) + motors_power(q, v, model[8]) + particle_power(q, v, model[9])
-            + rope_power(q, v, model[10]) + flexible_power(v, model[2]))
-    return p_nc, driver_power(q, v, lam, act, model[1], model[7], model[3][0].shape[0])
-
-@njit(cache=True)
-def flexible_power(v, flex):
-    """Modal damping power ``-sum eta_d^T D eta_d`` (W) of the flexible-body groups."""
-    if flex is None:
-        return 0.0
-    ftab, fdata, idata, wdata, ftabs = flex[0], flex[1], flex[2], flex[3], flex[4]
-    damping_ = np.int64(3)      # energy(): the damping power (no literal, docs/architecture.md §2)
-    p = 0.0
-    for f in range(ftab.shape[0]):
-        p += flexible_energy(v, v, fdata[ftab[f, 0]:ftab[f, 0] + ftab[f, 1]],
-                             idata[ftab[f, 2]:ftab[f, 2] + ftab[f, 3]], wdata[ftab[f, 4]:ftab[f, 4] + ftab[f, 5]],
-                             ftabs[ftab[f, 6]:ftab[f, 6] + ftab[f, 7]], damping_, np.zeros(0))
-    return p
+    """``(non-conservative power, driver power)`` (W) at an accepted state: the families' powers
+    (:func:`flexmb.compiled.equations.family_powers`) and ``-sum lambda_d (Phi_q,d v)`` over the active driver rows
+    (as ``Assembly.step_end``; the springs' damper power comes with their accept)."""
+    return family_powers(q, v, model), driver_power(q, v, lam, act, model.joints, model.driver_rows, model.norm.cols.shape[0])
 
 @njit(cache=True)
 def driver_power(q, v, lam, act, joints, driver_rows, nb):
@@ -168,12 +129,12 @@ def driver_power(q, v, lam, act, joints, driver_rows, nb):
     follow the joint rows in ``lam``; None: none)."""
     if joints is None or driver_rows is None or driver_rows.size == 0:
         return 0.0
-    gtab, gather = joints[0], joints[1]
-    jac = np.empty(joints[6].size)
+    t, gather = joints.table, joints.gather
+    jac = np.empty(joints.pos_jac.size)
     phi = np.empty(lam.size - nb)
     qe, ve = _extended(q, v)
-    for g in range(gtab.shape[0]):          # the rows of the groups that hold driver rows only
-        n, rr, row0 = gtab[g, 1], gtab[g, 2], gtab[g, 10]
+    for g in range(t.n.size):               # the rows of the groups that hold driver rows only
+        n, rr, row0 = t.n[g], t.rows[g], t.row0[g]
         for k in range(driver_rows.size):
             if row0 <= driver_rows[k] < row0 + n * rr:
                 group_rows(g, qe, ve, joints, phi, jac)
@@ -183,33 +144,21 @@ def driver_power(q, v, lam, act, joints, driver_rows, nb):
         row = driver_rows[k]
         if not act[row]:
             continue
-        for g in range(gtab.shape[0]):        # the group, instance and Jacobian row of this row
-            n, rr, nx, row0 = gtab[g, 1], gtab[g, 2], gtab[g, 3], gtab[g, 10]
+        for g in range(t.n.size):             # the group, instance and Jacobian row of this row
+            n, rr, nx, row0 = t.n[g], t.rows[g], t.nx[g], t.row0[g]
             if row0 <= row < row0 + n * rr:
                 inst = (row - row0) // rr
-                base = gtab[g, 11] + (row - row0) * nx
+                base = t.at_jac[g] + (row - row0) * nx
                 s = 0.0
                 for x in range(nx):
-                    s += jac[base + x] * ve[gather[gtab[g, 6] + inst * nx + x]]
+                    s += jac[base + x] * ve[gather[t.at_gather[g] + inst * nx + x]]
                 p_drv -= lam[row] * s
     return p_drv
-
-@njit(cache=True)
-def loads_power(q, v, loads):
-    """Power ``sum Q . v`` (W) of the applied loads at their current vectors (as ``AppliedLoadGroup.power``)."""
-    if loads is None:
-        return 0.0
-    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
-    lidx = loads[0]
-    if lidx.shape[0] == 0:
-        return 0.0
-    return loads_kernel(q, v, lidx, loads[1], loads[2], loads[3], loads[4], 0.0, false_,
-                        np.empty((lidx.shape[0], 7)), np.empty((1, 7, 7)))
 
 @njit(cache=True, inline="always")
 def switched_off_violation(q, off_rows, joints, norm):
     """Largest |Phi| of the rows ``off_rows`` (switched off as redundant) at ``q`` (with v = 0)."""
-    ncols = norm[0]
+    ncols = norm.cols
     nb = ncols.shape[0]
     phi = joint_values(q, joints, nb)
     mj = phi.size - nb
@@ -228,33 +177,33 @@ def joint_values(q, joints, extra):
     """``Phi`` of every joint row at ``q`` (v = 0), followed by ``extra`` entries left unset."""
     if joints is None:
         return np.empty(extra)
-    gtab = joints[0]
+    t = joints.table
     mj = 0
-    for g in range(gtab.shape[0]):
-        mj = max(mj, gtab[g, 10] + gtab[g, 1] * gtab[g, 2])
+    for g in range(t.n.size):
+        mj = max(mj, t.row0[g] + t.n[g] * t.rows[g])
     phi = np.empty(mj + extra)
     qe, ve = _extended(q, np.zeros(q.size))
-    joint_rows(qe, ve, joints, phi[:mj], np.empty(joints[6].size))
+    joint_rows(qe, ve, joints, phi[:mj], np.empty(joints.pos_jac.size))
     return phi
 
 # -- the time-dependent inputs of a block step ------------------------------------------------------------------
 @njit(cache=True, inline="always")
-def set_step_inputs(k, model, driven, drive_values, load_values, voltage_values):
-    """The time-dependent inputs of step k of a block, sampled beforehand: the drivers' f and f'' (``drive_values``
-    (steps, 2, len(driven)) into the model's ``drive`` at ``driven``), the applied loads' vectors and the motors'
-    supply voltages (left as they are when the arrays are empty: a single step sets them in the model itself)."""
-    set_drive(model[1], driven, drive_values[k])
-    if load_values.shape[1]:
-        set_load_vectors(model[6], load_values[k])
-    if voltage_values.shape[1]:
-        set_voltages(model[8], voltage_values[k])
+def set_step_inputs(k, model, inputs):
+    """The time-dependent inputs of step k of a block, sampled beforehand (``BlockInputs``): the drivers' f and f''
+    into the model's ``drive`` at ``driven``, the applied loads' vectors and the motors' supply voltages (left as
+    they are when the arrays are empty: a single step sets them in the model itself)."""
+    set_drive(model.joints, inputs.driven, inputs.drive_values[k])
+    if inputs.load_values.shape[1]:
+        set_load_vectors(model.loads, inputs.load_values[k])
+    if inputs.voltage_values.shape[1]:
+        set_voltages(model.motors, inputs.voltage_values[k])
 
 @njit(cache=True)
 def set_drive(joints, driven, values):
     """The drivers' f and f'' (``values`` (2, len(driven))) into the joints' ``drive`` at ``driven``."""
     if joints is None:
         return
-    drive = joints[5]
+    drive = joints.drive
     for c in range(driven.shape[1]):
         drive[driven[0, c]] = values[0, c]
         drive[driven[1, c]] = values[1, c]
@@ -263,46 +212,11 @@ def set_drive(joints, driven, values):
 def set_load_vectors(loads, values):
     """The applied loads' vectors (loads, 3) of this step."""
     if loads is not None:
-        loads[4][:, :] = values
+        loads.vec[:, :] = values
 
 @njit(cache=True)
 def set_voltages(motors, values):
     """The motors' supply voltages of this step."""
     if motors is not None:
-        motors[12][:] = values
+        motors.V[:] = values
 
-@njit(cache=True)
-def particle_power(q, v, parts):
-    """Damper power (W) of the particle links ``-sum c L_dot^2`` and anchors ``-sum c |x_dot|^2`` (as
-    ``ParticleLinkGroup.power`` and ``ParticleAnchorGroup.power``)."""
-    if parts is None:
-        return 0.0
-    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
-    lgather, lk, lc, lL0, agather, apoint, ak, ac = parts[4], parts[5], parts[6], parts[7], parts[9], parts[10], \
-        parts[11], parts[12]
-    P = 0.0
-    n = lgather.shape[0]
-    if n:
-        qe, ve = _extended(q, v)
-        pl = np.empty((n, 3))
-        link_kernel(qe, ve, lgather, lk, lc, lL0, 0.0, 0.0, false_, np.empty((n, 6)), np.empty((0, 6, 6)), pl)
-        for k in range(n):
-            P -= lc[k] * pl[k, 2] * pl[k, 2]
-    n = agather.shape[0]
-    if n:
-        pa = np.empty((n, 2))
-        anchor_kernel(q, v, agather, apoint, ak, ac, 0.0, 0.0, false_, np.empty((n, 3)), np.empty((0, 3, 3)), pa)
-        for k in range(n):
-            P += pa[k, 1]
-    return P
-
-@njit(cache=True)
-def rope_power(q, v, ropes):
-    """Power (W, <= 0) of the rope-pulley pairs' radial and axial damping and friction, as
-    ``RopePulleyGroup.power``."""
-    if ropes is None or ropes[0].shape[0] == 0:
-        return 0.0
-    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
-    qe, ve = _extended(q, v)
-    return rope_pairs_power(rope_terms(ropes, qe, ve, 0.0, 0.0, false_, np.zeros(q.size), np.zeros(0)), ropes[4],
-                            ropes[8])

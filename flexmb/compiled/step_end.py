@@ -41,26 +41,26 @@ ONSET_FRACTION_MAX = 0.99
 @njit(cache=True)
 def contact_penetrations(q, v, contacts, delta, rate):
     """Penetration ``delta = sign (x0 - x)`` (m) and its rate ``-sign x_dot`` (m/s) of every pair of the model's
-    contact groups (``contacts``, the model tuple's part; pairs concatenated group by group), as
+    contact groups (``contacts``, the model's part; pairs concatenated group by group), as
     ``ContactGroup.state``. Returns the first pair whose ``LENGTH`` measure has no direction, or -1."""
     if contacts is None:
         return -1
     false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
-    ctab = contacts[0]
+    t = contacts.table
     qe, ve = _extended(q, v)
-    for cg in range(ctab.shape[0]):
-        code, n, nx, mi, mj, sm = ctab[cg, 0], ctab[cg, 1], ctab[cg, 2], ctab[cg, 3], ctab[cg, 4], ctab[cg, 5]
-        og, ov, osh, op = ctab[cg, 6], ctab[cg, 7], ctab[cg, 8], ctab[cg, 9]
-        sign = contacts[6][cg]
+    for cg in range(t.n.size):
+        code, n, nx, mi, mj, sm = t.code[cg], t.n[cg], t.nx[cg], t.m_i[cg], t.m_j[cg], t.modes[cg]
+        og, ov, osh, op = t.at_gather[cg], t.at_vec[cg], t.at_shape[cg], t.first[cg]
+        sign = contacts.sign[cg]
         x, xd = np.empty(n), np.empty(n)
-        bad = measure_kernel(code, qe, ve, contacts[1][og:og + n * nx].reshape((n, nx)),
-                             contacts[3][ov:ov + 12 * n].reshape((n, 4, 3)),
-                             contacts[4][osh:osh + 12 * n * sm].reshape((n, 4, 3, sm)), contacts[5][cg], mi, mj,
+        bad = measure_kernel(code, qe, ve, contacts.gather[og:og + n * nx].reshape((n, nx)),
+                             contacts.vec[ov:ov + 12 * n].reshape((n, 4, 3)),
+                             contacts.shape[osh:osh + 12 * n * sm].reshape((n, 4, 3, sm)), contacts.sides[cg], mi, mj,
                              np.zeros(n), false_, x, xd, np.empty((n, nx)), np.empty((0, nx, nx)))
         if bad >= 0:
             return op + bad
         for i in range(n):
-            delta[op + i] = sign * (contacts[7][op + i] - x[i])
+            delta[op + i] = sign * (contacts.offset[op + i] - x[i])
             rate[op + i] = -sign * xd[i]
     return -1
 
@@ -70,19 +70,19 @@ def penetrations(q, v, model, delta, rate):
     """:func:`contact_penetrations` of the pairs, then the rope-pulley pairs' ``radius - rho`` (m) after them (the
     order of ``Assembly.penetrations``: pair groups, then ropes; ``RopePulleyGroup.penetration``) in ``delta``
     (their ``rate`` entries are not used). Returns the first pair without a direction, or -1."""
-    bad = contact_penetrations(q, v, model[5], delta, rate)
+    bad = contact_penetrations(q, v, model.contacts, delta, rate)
     if bad < 0:
-        rope_penetrations(q, v, model[10], delta, rate)
+        rope_penetrations(q, v, model.ropes, delta, rate)
     return bad
 
 
 @njit(cache=True)
 def rope_penetrations(q, v, ropes, delta, rate):
     """The rope-pulley pairs' ``radius - rho`` (m) into the last entries of ``delta`` (rates 0)."""
-    if ropes is None or ropes[0].shape[0] == 0:
+    if ropes is None or ropes.gather.shape[0] == 0:
         return
     false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
-    n = ropes[0].shape[0]
+    n = ropes.gather.shape[0]
     qe, ve = _extended(q, v)
     p = rope_terms(ropes, qe, ve, 0.0, 0.0, false_, np.zeros(q.size), np.zeros(0))
     o = delta.size - n
@@ -100,7 +100,7 @@ def accept_contacts(delta, rate, contacts, speed, in_contact, last_rate):
     rate is its rate here (docs/theory-contact.md §1.3; Lankarani & Nikravesh 1990 for the hysteresis law)."""
     if contacts is None:
         return 0.0
-    kind, K, nn, hh, vmin, cc = contacts[8], contacts[9], contacts[10], contacts[11], contacts[12], contacts[13]
+    kind, K, nn, hh, vmin, cc = contacts.law, contacts.K, contacts.n, contacts.h, contacts.v_min, contacts.c
     n = delta.size
     vm = np.empty(n)
     user = False
@@ -136,19 +136,19 @@ def friction_power(q, v, contacts, speed, in_contact, last_rate):
     false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
     P = 0.0
     qe, ve = _extended(q, v)
-    for cg in range(contacts[0].shape[0]):
-        if not contacts[15][cg]:
+    for cg in range(contacts.table.n.size):
+        if not contacts.has_friction[cg]:
             continue
         (code, mi, mj, sign, gg, sc, vec, shp, sides, offset, kind, K, nn, hh, vmin, cc, pos,
          par) = _contact_group(cg, contacts)
         n, nx = gg.shape
         x, xd, F, dF, dFd = np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n)
         J, Hv, r, blk = np.empty((n, nx)), np.empty((n, nx)), np.empty((n, nx)), np.empty((1, nx, nx))
-        contact_pairs(contacts[0][cg, 9], code, qe, ve, gg, vec, shp, sides, mi, mj, sign, offset, kind, K, nn, hh,
+        contact_pairs(contacts.table.first[cg], code, qe, ve, gg, vec, shp, sides, mi, mj, sign, offset, kind, K, nn, hh,
                       vmin, cc, speed[par], in_contact[par], last_rate[par], 0.0, 0.0, false_, x, xd, F, dF, dFd, J, Hv,
                       r, blk)
-        P += contact_friction(contacts[16][cg], sign, qe, ve, gg, vec, shp, mi, mj, contacts[17][par],
-                              contacts[18][par], contacts[19][par], F, dF, dFd, J, Hv, 0.0, 0.0, false_, r, blk)
+        P += contact_friction(contacts.geometry[cg], sign, qe, ve, gg, vec, shp, mi, mj, contacts.radii[par],
+                              contacts.friction[par], contacts.friction_par[par], F, dF, dFd, J, Hv, 0.0, 0.0, false_, r, blk)
     return P
 
 

@@ -101,7 +101,7 @@ def _unowned_value(context, builder, typ, value):
 def unowned(typingctx, x):
     """``x`` (an array, or nested tuples of arrays, None and scalars) with no reference to its arrays' memory,
     of the same type: numba counts references to an array at every copy and at every call that takes it (an
-    atomic add each, ~8 ns), and the step's model tuple holds ~110 arrays. For values that live within a call
+    atomic add each, ~8 ns), and the step's model holds ~110 arrays. For values that live within a call
     whose caller keeps the arrays alive (``blocks.run_block``'s model: the ``CompiledStep`` holds it)."""
     def codegen(context, builder, sig, args):
         return _unowned_value(context, builder, sig.args[0], args[0])

@@ -238,6 +238,29 @@ class ContactGroup(ElementGroup):
 
     family = "contacts"
     probe_structure = False
+    compiled_part = "contacts"
+    compiled_words = "contact pairs"
+
+    @property
+    def on_compiled_step(self) -> bool:
+        """Any normal laws (user laws through the hook of flexmb/compiled/hook.py); friction of built-in laws."""
+        return bool(np.all(self.frictions.kind <= 2))
+
+    @classmethod
+    def pack_compiled(cls, groups: list) -> "Contacts":
+        """The contact pairs' part of the compiled model (flexmb/compiled/model.py ``Contacts``); their
+        approach-speed history is not in it (the step's separate ``dyn`` argument)."""
+        from ..compiled.model import Contacts, concat, pack_measures
+        table, gather, scatter, vec, shape, sides, pos = pack_measures([(g, g.measure, p) for g, p in groups])
+        laws = [g.laws for g, _ in groups]
+        fric = [g.frictions for g, _ in groups]
+        return Contacts(table, gather, scatter, vec, shape, sides, np.array([g.sign for g, _ in groups], dtype=float),
+                        concat([g.offset for g, _ in groups], float), concat([w.kind for w in laws], np.int64),
+                        *(concat([getattr(w, a) for w in laws], float) for a in ("K", "n", "h", "v_min", "c")), pos,
+                        np.array([bool(g.has_friction.any()) for g, _ in groups], dtype=bool),
+                        np.array([g.geo for g, _ in groups], dtype=np.int64),
+                        concat([g.rad for g, _ in groups], float).reshape(-1, 2),
+                        concat([f.kind for f in fric], np.int64), concat([f.p for f in fric], float).reshape(-1, 3))
 
     def __init__(self, contacts: list, nq: int):
         self.contacts = contacts

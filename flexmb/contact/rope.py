@@ -304,6 +304,26 @@ class RopePulleyGroup(ElementGroup):
     is evaluated in one compiled call (flexmb/compiled/rope.py)."""
 
     probe_structure = False
+    compiled_part = "ropes"
+    compiled_words = "rope-pulley pairs"
+
+    @property
+    def on_compiled_step(self) -> bool:
+        """No friction or built-in friction laws."""
+        return self.builtin
+
+    @classmethod
+    def pack_compiled(cls, groups: list) -> "Ropes":
+        """The rope-pulley pairs' part of the compiled model (flexmb/compiled/model.py ``Ropes``; a model has one
+        group)."""
+        from ..compiled.model import Ropes
+        if not groups:
+            f, i = np.zeros(0), np.zeros(0, dtype=np.int64)
+            return Ropes(np.zeros((0, 10), dtype=np.int64), np.zeros((0, 10), dtype=np.int64), np.zeros((0, 3)),
+                         rope_second_derivatives(), f, f, f, f, f, f, i, np.zeros((0, 3)), i)
+        (g, pos), = groups
+        return Ropes(g.gather, g.scatter, g.axis, rope_second_derivatives(), g.R, g.K, g.c, g.n_exp, g.ka, g.ca,
+                     g.fkind, g.fpar, np.ascontiguousarray(pos, np.int64))
 
     def __init__(self, elements: list[RopePulleyContact], nq: int):
         seg, pul, which, labels = [], [], [], []

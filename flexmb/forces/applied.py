@@ -86,6 +86,19 @@ class AppliedLoadGroup(ElementGroup):
     family = "loads"
     applied = True
     probe_structure = False
+    compiled_part = "loads"
+    compiled_words = "applied loads"
+
+    @classmethod
+    def pack_compiled(cls, groups: list) -> "Loads":
+        """The applied loads' part of the compiled model (flexmb/compiled/model.py ``Loads``; a model has one
+        group); its vectors ``vec`` are set before each step."""
+        from ..compiled.model import Loads
+        if not groups:
+            return Loads(np.zeros((0, 7), dtype=np.int64), np.zeros(0, dtype=bool), np.zeros(0, dtype=bool),
+                         np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0, dtype=np.int64))
+        (g, pos), = groups
+        return Loads(g.idx, g.is_force, g.body_fixed, g.s, np.zeros((g.n, 3)), np.ascontiguousarray(pos, np.int64))
 
     def __init__(self, loads: list[_Load]):
         self.loads = loads

@@ -91,6 +91,29 @@ class DCMotorGroup(ElementGroup):
     """
 
     family = "motors"
+    compiled_part = "motors"
+    compiled_words = "DC motors"
+
+    @classmethod
+    def pack_compiled(cls, groups: list) -> "Motors":
+        """The DC motors' part of the compiled model (flexmb/compiled/model.py ``Motors``); the supply voltages
+        ``V`` are set before each step."""
+        from ..compiled.model import MotorTable, Motors, concat, int_table
+        rows, og = [], np.zeros(5, dtype=np.int64)
+        for g, _ in groups:
+            m = g.measure
+            n, nx = m.gather.shape
+            sm = m.shps.shape[3]
+            rows.append((n, nx, m.n_modes[0], m.n_modes[1], sm, *og))
+            og += (n * nx, 12 * n, 12 * n * sm, n, n * (nx + 1) ** 2)
+        ms = [g.measure for g, _ in groups]
+        return Motors(int_table(MotorTable, rows), concat([m.gather.reshape(-1) for m in ms], np.int64),
+                      concat([g.scatter.reshape(-1) for g, _ in groups], np.int64),
+                      concat([m.vecs.reshape(-1) for m in ms], float), concat([m.shps.reshape(-1) for m in ms], float),
+                      np.array([m.sides for m in ms], dtype=np.int64).reshape(-1, 4),
+                      concat([g.state for g, _ in groups], np.int64), concat([m.angle_ref for m in ms], float),
+                      *(concat([getattr(g, a) for g, _ in groups], float) for a in ("K_p", "r_a", "L_a", "D")),
+                      np.zeros(int(sum(g.n for g, _ in groups))), concat([p for _, p in groups], np.int64))
 
     def __init__(self, motors: list[DCMotor], nq: int):
         self.motors = motors

@@ -231,9 +231,35 @@ class ParticleAnchors(ForceElement):
 _NO_LINKS, _NO_GATHER, _NO_VALUES = np.zeros((0, 6), dtype=np.int64), np.zeros((0, 3), dtype=np.int64), np.zeros(0)
 
 
+def _pack_particles(cls, groups: list):
+    """The particle family's part of the compiled model (flexmb/compiled/model.py ``Particles``) from its groups
+    (at most one of each of :class:`ParticleGroup`, :class:`ParticleLinkGroup`, :class:`ParticleAnchorGroup`):
+    gathers (equal to the scatters), masses, gravity, per-instance parameters and block positions (empty arrays
+    for the kinds a model lacks)."""
+    from ..compiled.model import Particles as Part
+    f, i = np.float64, np.int64
+    one = {type(g): (g, pos) for g, pos in groups}
+
+    def arr(x, dtype, shape=(0,)):
+        return np.ascontiguousarray(x, dtype=dtype) if x is not None else np.zeros(shape, dtype=dtype)
+
+    g, hp = one.get(ParticleGroup, (None, None))
+    out = [arr(g and g.scatter, i, (0, 3)), arr(g and g.mass, f), arr(g and g.g, f, (3,)), arr(hp, i)]
+    g, hl = one.get(ParticleLinkGroup, (None, None))
+    out += [arr(g and g.scatter, i, (0, 6)), arr(g and g.k, f), arr(g and g.c, f), arr(g and g.L0, f), arr(hl, i)]
+    g, ha = one.get(ParticleAnchorGroup, (None, None))
+    out += [arr(g and g.scatter, i, (0, 3)), arr(g and g.point, f, (0, 3)), arr(g and g.k, f), arr(g and g.c, f),
+            arr(ha, i)]
+    return Part(*out)
+
+
 class ParticleGroup(ElementGroup):
     """Inertia and weight of every particle of every :class:`Particles` set: one instance per particle
     (k = 3, its coordinates), ``r = m (a - g)`` and ``cM m I`` in one compiled call."""
+
+    compiled_part = "particles"
+    compiled_words = "particles"
+    pack_compiled = classmethod(_pack_particles)
 
     def __init__(self, sets: list[Particles], gravity: np.ndarray):
         self.sets = sets
@@ -268,6 +294,10 @@ class ParticleGroup(ElementGroup):
 class ParticleLinkGroup(ElementGroup):
     """Every link of every :class:`ParticleLinks` element (k = 6: the two particles' coordinates), one
     compiled call (flexmb/compiled/particles.py ``link_kernel``)."""
+
+    compiled_part = "particles"
+    compiled_words = "particles"
+    pack_compiled = classmethod(_pack_particles)
 
     def __init__(self, elements: list[ParticleLinks], nq: int):
         self.elements = elements
@@ -314,6 +344,10 @@ class ParticleLinkGroup(ElementGroup):
 
 class ParticleAnchorGroup(ElementGroup):
     """Every anchor of every :class:`ParticleAnchors` element (k = 3), one compiled call."""
+
+    compiled_part = "particles"
+    compiled_words = "particles"
+    pack_compiled = classmethod(_pack_particles)
 
     def __init__(self, elements: list[ParticleAnchors]):
         self.scatter = np.ascontiguousarray(np.vstack([el.particles.coordinates(el.indices) for el in elements]),

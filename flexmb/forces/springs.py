@@ -180,6 +180,17 @@ class ScalarSpringGroup(ElementGroup):
     pairs (``values``, and the unwrapping reference of angles as history)."""
 
     family = "springs"
+    compiled_part = "springs"
+    compiled_words = "springs and bushings"
+
+    @classmethod
+    def pack_compiled(cls, groups: list) -> "Springs":
+        """The springs' part of the compiled model (flexmb/compiled/model.py ``Springs``); its ``ref`` holds the
+        groups' unwrapping references as they are now."""
+        from ..compiled.model import Springs, concat, pack_measures
+        table, gather, scatter, vec, shape, sides, pos = pack_measures([(g, g, p) for g, p in groups])
+        k, c, x0, ref = (concat([getattr(g, a) for g, _ in groups], float) for a in ("k", "c", "x0", "angle_ref"))
+        return Springs(table, gather, scatter, vec, shape, k, c, x0, ref, sides, pos)
 
     def __init__(self, measure: str, prims: list[SpringPrimitive], nq: int):
         self.measure = measure

@@ -87,6 +87,43 @@ class RowEval:
 class PrimitiveGroup:
     """All primitives of one kind (and one pair of modal counts) in the system."""
 
+    @staticmethod
+    def pack_compiled(groups: list) -> "Joints":
+        """The joint primitive groups' part of the compiled model (flexmb/compiled/model.py ``Joints``) from
+        ``[(group, (positions of its Jacobian, of its transpose, of its Hessian)), ...]``: the arrays flat and
+        concatenated, the drivers' f, f'' and constant in ``drive`` (group g's block ``drive[3 first:3 (first +
+        n)]``). A group whose attachment shapes are all zero (a joint at a beam's held root) runs on the 14 frame
+        columns: its rows have zero modal columns (the same arithmetic, the zeros left out)."""
+        from ..compiled.model import JointKinds, JointTable, Joints, concat, int_table
+        kinds = list(ROWS)
+        rows, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess = [], [], [], [], [], [], [], [], []
+        og = ou = os_ = dc = oj = oh = 0
+        for g, (hj, hjT, hh) in groups:
+            n, nx, sm, mi = g.n, g.nx, g.S.shape[3], g.n_modes[0]
+            keep = np.arange(nx)
+            if g.kind != "coordinate" and sm and not g.S.any():
+                keep, nx, sm, mi = keep[:14], 14, 0, 0
+            pos_jac.append(hj.reshape(n * g.r, -1)[:, keep].reshape(-1))
+            pos_jacT.append(hjT.reshape(n * g.r, -1)[:, keep].reshape(-1))
+            pos_hess.append(hh.reshape(n, g.nx, g.nx)[:, keep][:, :, keep].reshape(-1))
+            rows.append((kinds.index(g.kind), n, g.r, nx, mi, sm, og, ou, os_, dc, int(g.rows[0]), oj, oh))
+            gather.append(g.gather[:, keep].reshape(-1))
+            scatter.append(g.scatter[:, keep].reshape(-1))
+            slots = len(SLOTS[g.kind])
+            u = np.zeros((n, 3, 3))
+            u[:, :slots] = g.u0
+            s = np.zeros((n, 3, 3, sm))
+            s[:, :slots] = g.S[..., :sm]
+            u0.append(u.reshape(-1))
+            S.append(s.reshape(-1))
+            drive.append(g.drive.reshape(-1))      # f, f'', constant: each (n,)
+            og, ou, os_, dc = og + n * nx, ou + 9 * n, os_ + 9 * n * sm, dc + n
+            oj, oh = oj + n * g.r * nx, oh + n * nx * nx
+        i8, f8 = np.int64, np.float64
+        return Joints(int_table(JointTable, rows), concat(gather, i8), concat(scatter, i8), concat(u0, f8),
+                      concat(S, f8), concat(drive, f8), concat(pos_jac, i8), concat(pos_jacT, i8),
+                      concat(pos_hess, i8), JointKinds(*(1,) * len(kinds)))
+
     def __init__(self, kind: str, prims: list[Primitive], row0: int, nq: int):
         self.kind = kind
         self.prims = prims

@@ -1,7 +1,7 @@
 """The compiled time step: which models qualify, and the arrays it runs on.
 
 :class:`CompiledStep` packs a compiled model's bodies, joint primitives and the position maps of its
-Newton-matrix pattern once (the model tuple of :mod:`flexmb.compiled.equations`), and then takes a whole
+Newton-matrix pattern once (the named model of flexmb/compiled/model.py, packed by flexmb/packing.py), and then takes a whole
 generalized-alpha step in one compiled call, or a block of fixed steps in one call. A model qualifies when
 it has rigid bodies and flexible bodies (modal, with or without stiffening, nonlinear or exact beams), joint
 primitives between them (drivers included), applied forces and torques, spring-dampers and bushings, DC motors,
@@ -21,17 +21,12 @@ import scipy.sparse as sp
 from ..bodies.flexible import FlexibleBody
 from ..bodies.rigid import RigidBody
 from ..compiled import lazy_module
-from ..compiled.measures import concat as _cat, pack_measures as _pack_measures
-from ..contact.pairs import ContactGroup
-from ..contact.rope import RopePulleyGroup, rope_second_derivatives
+from ..compiled.model import BlockInputs, BlockOutputs, BlockSettings, BlockStart, JointKinds, Model
 from ..contact.spheres import PlaneGroup, SphereGroup
-from ..forces.applied import AppliedLoadGroup
-from ..forces.motor import DCMotorGroup
-from ..forces.particles import ParticleAnchorGroup, ParticleGroup, ParticleLinkGroup
-from ..forces.springs import ScalarSpringGroup
 from ..groups import EvalState
-from ..joints.kernels import ROWS, SLOTS, extend
+from ..joints.kernels import ROWS, extend
 from ..linalg import DENSE_LIMIT
+from ..packing import PART_WORDS, absent_parts, family_parts, pack_model
 
 hook = lazy_module("flexmb.compiled.hook")   # numba loads with the first compiled call, not at import
 
@@ -51,8 +46,15 @@ class StepBlock:
         self.history = None     # the element history after each step (asm.history() rows) of a model that keeps one
 
 
+def _step_block(k: int, out: BlockOutputs, failed: bool) -> StepBlock:
+    """The first ``k`` rows of a block's outputs as a :class:`StepBlock`."""
+    return StepBlock(k, out.t[:k], out.q[:k], out.v[:k], out.vd[:k], out.lam[:k], out.last_a, out.p_nc[:k],
+                     out.p_drv[:k], out.off[:k], failed)
+
+
 class CompiledStep:
-    """The model tuple of one compiled System for :mod:`flexmb.compiled.equations` and :mod:`flexmb.compiled.step`."""
+    """The compiled model of one System (flexmb/compiled/model.py ``Model``, packed by :func:`flexmb.packing.pack_model`)
+    and the calls of :mod:`flexmb.compiled.blocks` and :mod:`flexmb.compiled.equations` on it."""
 
     def __init__(self, asm, sparse: bool = False, reorder: bool = True):
         self.asm = asm
@@ -60,76 +62,30 @@ class CompiledStep:
         # block positions in the dense row-major matrix, in the elimination order of the step's dense LU
         # (elimination_order), or in the CSR value array of the pattern (sparse models); reorder=False keeps the
         # natural order (CompiledEvaluation hands the dense matrix to the general step as it is)
-        h = asm._h
         if sparse or not reorder:
             self.order = np.arange(asm.nq + asm.m, dtype=np.int64)
             dense = asm.pattern.sparse_positions if sparse else asm.pattern.dense_positions
         else:
             self.order, dense = elimination_order(asm)
-        rigid = asm.rigid
-        kinds = list(ROWS)
-        empty_i, empty_f = np.zeros(0, dtype=np.int64), np.zeros(0)
-        # joint primitive groups, flat and concatenated (compiled/equations.py: gtab)
-        gtab, gather, scatter, u0, S, drive, pos_jac, pos_jacT, pos_hess = [], [], [], [], [], [], [], [], []
-        self._drivers = []          # (group, positions of f and f'' in drive) of groups with driven instances
-        og = ou = os_ = dc = oj = oh = 0
-        for g, hj, hjT, hh in zip(asm.groups, h["jac"], h["jacT"], h["hess"]):
-            n, nx, sm, mi = g.n, g.nx, g.S.shape[3], g.n_modes[0]
-            keep = np.arange(nx)
-            if g.kind != "coordinate" and sm and not g.S.any():
-                # no attachment shape of the group moves with the modes (e.g. a joint at a beam's held root): its
-                # rows have zero modal columns, so the group runs on the 14 frame columns (a 62-column Hessian
-                # per instance of a 16-element beam's hub otherwise; the same arithmetic, zeros left out)
-                keep, nx, sm, mi = keep[:14], 14, 0, 0
-            pos_jac.append(dense[hj].reshape(n * g.r, -1)[:, keep].reshape(-1))
-            pos_jacT.append(dense[hjT].reshape(n * g.r, -1)[:, keep].reshape(-1))
-            pos_hess.append(dense[hh].reshape(n, g.nx, g.nx)[:, keep][:, :, keep].reshape(-1))
-            gtab.append((kinds.index(g.kind), n, g.r, nx, mi, sm, og, ou, os_, dc, int(g.rows[0]), oj, oh))
-            gather.append(g.gather[:, keep].reshape(-1))
-            scatter.append(g.scatter[:, keep].reshape(-1))
-            slots = len(SLOTS[g.kind])
-            u = np.zeros((n, 3, 3))
-            u[:, :slots] = g.u0
-            s = np.zeros((n, 3, 3, sm))
-            s[:, :slots] = g.S[..., :sm]
-            u0.append(u.reshape(-1))
-            S.append(s.reshape(-1))
-            drive.append(g.drive.reshape(-1))      # f, f'', constant: each (n,)
-            if g.drivers:
-                self._drivers.append((g, 3 * dc + g.driven, 3 * dc + n + g.driven))
-            og, ou, os_, dc = og + n * nx, ou + 9 * n, os_ + 9 * n * sm, dc + n
-            oj, oh = oj + n * g.r * nx, oh + n * nx * nx
-        cat = np.concatenate
-        self.drive = cat(drive) if drive else empty_f
-        # flexible-body groups (compiled/flexible.py pack buffers), flat and concatenated
-        ftab, fdata, idata, wdata, ftabs, fidx, pos_flex = [], [], [], [], [], [], []
-        offs = np.zeros(6, dtype=np.int64)
-        for fg, hf in zip(asm.flexible, h["flexible"]):
-            k = 7 + fg.m
-            ftab.append((offs[0], fg._fdata.size, offs[1], fg._idata.size, offs[2], fg._wdata.size, offs[3],
-                         fg._tab.shape[0], fg.n, fg.m, offs[4], offs[5]))
-            fdata.append(fg._fdata)
-            idata.append(fg._idata)
-            wdata.append(fg._wdata.copy())
-            ftabs.append(fg._tab)
-            fidx.append(fg.idx.reshape(-1))
-            pos_flex.append(dense[hf])
-            offs += (fg._fdata.size, fg._idata.size, fg._wdata.size, fg._tab.shape[0], fg.n * k, fg.n * k * k)
-        bodies = (rigid.idx, rigid.m, rigid.J, rigid.gravity, dense[h["body"]])
-        joints = (np.array(gtab, dtype=np.int64).reshape(-1, 13), cat(gather or [empty_i]),
-                  cat(scatter or [empty_i]), cat(u0 or [empty_f]), cat(S or [empty_f]), self.drive,
-                  cat(pos_jac or [empty_i]), cat(pos_jacT or [empty_i]), cat(pos_hess or [empty_i]),
-                  (1,) * len(kinds))
-        flex = (np.array(ftab, dtype=np.int64).reshape(-1, 12), cat(fdata or [empty_f]), cat(idata or [empty_i]),
-                cat(wdata or [empty_f]), cat(ftabs) if ftabs else np.zeros((0, 6), dtype=np.int64),
-                cat(fidx or [empty_i]), cat(pos_flex or [empty_i]))
-        norm = (asm.norm.cols, dense[h["norm_jac"]], dense[h["norm_jacT"]], dense[h["norm_hess"]], dense[h["D"]],
-                self.order)
-        self.model = (bodies, joints, flex, norm, self._springs(asm, dense), self._contacts(asm, dense),
-                      self._loads(asm, dense), np.flatnonzero(asm.driver_rows).astype(np.int64),
-                      self._motors(asm, dense), self._particles(asm, dense), self._ropes(asm, dense))
-        self._chosen = {}          # compiled function -> the model tuple it runs on (variant)
-        self._no_contacts = (empty_f, np.zeros(0, dtype=bool), empty_f)
+        self.model = pack_model(asm, dense, self.order)
+        parts = family_parts(asm)
+        springs = [g for g, _ in parts["springs"]]
+        first = self.model.springs.table.first
+        self._refs = [(g, slice(int(a), int(a) + g.n)) for g, a in zip(springs, first)]
+        self._sref = self.model.springs.ref
+        # element history that a block moves on: each row of a block carries its own (run_block's out_sref)
+        self.keeps_history = any(g.measure == "angle" for g in springs)
+        self._contact_groups = [g for g, _ in parts["contacts"]]
+        self._user_law_hook = UserLawHook.of(self._contact_groups)
+        self._load_group = parts["loads"][0][0] if parts["loads"] else None
+        self._motor_groups = [g for g, _ in parts["motors"]]
+        # the driven instances' places in the joints' drive array: f at 3 first + k, f'' at 3 first + n + k
+        table = self.model.joints.table
+        self._drivers = [(g, 3 * int(first) + g.driven, 3 * int(first) + g.n + g.driven)
+                         for g, first in zip(asm.groups, table.first) if g.drivers]
+        cat, empty_i = np.concatenate, np.zeros(0, dtype=np.int64)
+        self._chosen = {}          # compiled function -> the model it runs on (variant)
+        self._no_contacts = (np.zeros(0), np.zeros(0, dtype=bool), np.zeros(0))
         self.driven = np.array([cat([c0 for _, c0, _ in self._drivers] or [empty_i]),
                                 cat([c1 for _, _, c1 in self._drivers] or [empty_i])], dtype=np.int64).reshape(2, -1)
         self.blocks_allowed = not asm._stability_bodies      # the stability check runs after each step, in Python
@@ -140,39 +96,41 @@ class CompiledStep:
         from ..compiled import blocks, step
         self._run_block, self.CONVERGED = blocks.run_block, step.CONVERGED
 
-    def specialized_model(self) -> tuple:
-        """The model tuple with None for every family the model lacks: numba then compiles a step without them."""
-        parts = list(self.model)
-        present = set(int(k) for k in parts[1][0][:, 0])      # the joint kinds of the model's groups
-        parts[1] = (*parts[1][:9], tuple(1 if k in present else None for k in range(len(parts[1][9]))))
-        for i in _FAMILY_PARTS:
-            if parts[i][0].shape[0] == 0:
-                parts[i] = None
-        p = parts[9]
-        if not (p[0].shape[0] or p[4].shape[0] or p[9].shape[0]):     # no particles, links or anchors
-            parts[9] = None
-        if parts[7].size == 0:          # no driver rows
-            parts[7] = None
-        return tuple(parts)
+    @property
+    def drive(self) -> np.ndarray:
+        """The drivers' f, f'' and constants of every joint instance (the compiled joints' ``drive``)."""
+        return self.model.joints.drive
 
-    def model_for(self, function, args: list, at: int) -> tuple:
-        """The model tuple that the entry point ``function`` runs on, chosen at its first call with ``args`` (the
-        model at position ``at``): :attr:`model` or :meth:`specialized_model` (flexmb/compiled/specialization.py)."""
+    def specialized_model(self) -> Model:
+        """The model with None for every family it lacks (:func:`flexmb.packing.absent_parts`): numba then compiles a
+        step without them; the joints keep the kinds the model has."""
+        m = self.model
+        present = set(int(k) for k in m.joints.table.kind)      # the joint kinds of the model's groups
+        kinds = JointKinds(*(1 if k in present else None for k in range(len(JointKinds._fields))))
+        parts = {"joints": m.joints._replace(kinds=kinds)}
+        parts.update({name: None for name in absent_parts(self.asm)})
+        return m._replace(**parts)
+
+    def model_for(self, function, call) -> Model:
+        """The model that the entry point ``function`` runs on, chosen at its first call: :attr:`model` or
+        :meth:`specialized_model` (flexmb/compiled/specialization.py); ``call(model)`` gives the call's arguments
+        with that model."""
         if function not in self._chosen:
             from ..compiled.specialization import universal
             special = self.specialized_model()
-            full = [*args[:at], self.model, *args[at + 1:]]
-            self._chosen[function] = (self.model if universal(function, full, [*args[:at], special, *args[at + 1:]],
+            self._chosen[function] = (self.model if universal(function, call(self.model), call(special),
                                                               self.families(special)) else special)
         return self._chosen[function]
 
     @staticmethod
-    def families(special: tuple) -> str:
+    def families(special: Model) -> str:
         """The families a specialized model holds, in words (the notice of its compile)."""
-        names = [name for name, part in zip(_PART_NAMES, special) if name and part is not None]
-        kinds = [kind for kind, flag in zip(ROWS, special[1][9]) if flag is not None] if special[1] is not None else []
-        if kinds:
-            names.insert(1 if special[0] is not None else 0, f"joint rows ({', '.join(kinds)})")
+        names = [PART_WORDS[name] for name in special._fields
+                 if name in PART_WORDS and getattr(special, name) is not None]
+        if special.joints is not None:
+            kinds = [kind for kind, flag in zip(ROWS, special.joints.kinds) if flag is not None]
+            if kinds:
+                names.insert(1 if special.bodies is not None else 0, f"joint rows ({', '.join(kinds)})")
         return ", ".join(names)
 
     def call(self, function, args: list):
@@ -183,114 +141,17 @@ class CompiledStep:
         with hook.serving(self._user_law_hook):
             return function(*args)
 
-    def _springs(self, asm, dense) -> tuple:
-        """The spring-damper groups' part of the model (compiled/equations.py); ``self._refs`` keeps each
-        group with its slice of the unwrapping references, which are the groups' history."""
-        groups = family_blocks(asm, ScalarSpringGroup)
-        tab, gather, scatter, vec, shp, sides, pos, first = _pack_measures([(g, g, h) for g, h in groups], dense)
-        self._refs = [(g, slice(a, a + g.n)) for (g, _), a in zip(groups, first)]
-        self._sref = np.zeros(int(sum(g.n for g, _ in groups)))
-        # element history that a block moves on: each row of a block carries its own (run_block's out_sref)
-        self.keeps_history = any(g.measure == "angle" for g, _ in groups)
-        k, c, x0 = (_cat([getattr(g, a) for g, _ in groups], float) for a in ("k", "c", "x0"))
-        return tab, gather, scatter, vec, shp, k, c, x0, self._sref, sides, pos
-
-    def _contacts(self, asm, dense) -> tuple:
-        """The contact groups' part of the model tuple (compiled/equations.py); their approach-speed history is read
-        from the groups at each call (:meth:`_dynamic`)."""
-        groups = family_blocks(asm, ContactGroup)
-        tab, gather, scatter, vec, shp, sides, pos, _ = _pack_measures([(g, g.measure, h) for g, h in groups], dense)
-        self._contact_groups = [g for g, _ in groups]
-        self._user_law_hook = UserLawHook.of(self._contact_groups)
-        laws = [g.laws for g, _ in groups]
-        fric = [g.frictions for g, _ in groups]
-        return (tab, gather, scatter, vec, shp, sides, np.array([g.sign for g, _ in groups], dtype=float),
-                _cat([g.offset for g, _ in groups], float), _cat([w.kind for w in laws], np.int64),
-                *(_cat([getattr(w, a) for w in laws], float) for a in ("K", "n", "h", "v_min", "c")), pos,
-                np.array([bool(g.has_friction.any()) for g, _ in groups], dtype=bool),
-                np.array([g.geo for g, _ in groups], dtype=np.int64), _cat([g.rad for g, _ in groups], float).reshape(-1, 2),
-                _cat([f.kind for f in fric], np.int64), _cat([f.p for f in fric], float).reshape(-1, 3))
-
-    def _loads(self, asm, dense) -> tuple:
-        """The applied loads' part of the model tuple; their vectors (``lvec``) are set before each step."""
-        groups = family_blocks(asm, AppliedLoadGroup)
-        self._load_group = groups[0][0] if groups else None
-        if not groups:
-            return (np.zeros((0, 7), dtype=np.int64), np.zeros(0, dtype=bool), np.zeros(0, dtype=bool),
-                    np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0, dtype=np.int64))
-        g, hl = groups[0]
-        self._lvec = np.zeros((g.n, 3))
-        return g.idx, g.is_force, g.body_fixed, g.s, self._lvec, dense[hl]
-
-    def _motors(self, asm, dense) -> tuple:
-        """The DC motors' part of the model tuple (compiled/equations.py); their voltages (``mV``) are set before each
-        step."""
-        groups = family_blocks(asm, DCMotorGroup)
-        self._motor_groups = [g for g, _ in groups]
-        tab, og = [], np.zeros(5, dtype=np.int64)
-        for g, _ in groups:
-            m = g.measure
-            n, nx = m.gather.shape
-            sm = m.shps.shape[3]
-            tab.append((n, nx, m.n_modes[0], m.n_modes[1], sm, *og))
-            og += (n * nx, 12 * n, 12 * n * sm, n, n * (nx + 1) ** 2)
-        ms = [g.measure for g, _ in groups]
-        self._volts = np.zeros(int(sum(g.n for g, _ in groups)))
-        return (np.array(tab, dtype=np.int64).reshape(-1, 10), _cat([m.gather.reshape(-1) for m in ms], np.int64),
-                _cat([g.scatter.reshape(-1) for g, _ in groups], np.int64), _cat([m.vecs.reshape(-1) for m in ms], float),
-                _cat([m.shps.reshape(-1) for m in ms], float),
-                np.array([m.sides for m in ms], dtype=np.int64).reshape(-1, 4), _cat([g.state for g, _ in groups], np.int64),
-                _cat([m.angle_ref for m in ms], float), *(_cat([getattr(g, a) for g, _ in groups], float)
-                                                          for a in ("K_p", "r_a", "L_a", "D")),
-                self._volts, _cat([dense[h] for _, h in groups], np.int64))
-
-    @staticmethod
-    def _particles(asm, dense) -> tuple:
-        """The particle family's part of the model tuple (compiled/equations.py ``particle_terms``): gathers (equal to
-        the scatters), masses, gravity, per-instance parameters and block positions of the particles, links and
-        anchors (empty arrays for a model without them)."""
-        f, i = np.float64, np.int64
-        parts = {type(g): (g, h) for g, h in zip(asm.families, asm._h["families"])
-                 if isinstance(g, (ParticleGroup, ParticleLinkGroup, ParticleAnchorGroup))}
-
-        def arr(x, dtype, shape=(0,)):
-            return np.ascontiguousarray(x, dtype=dtype) if x is not None else np.zeros(shape, dtype=dtype)
-
-        g, hp = parts.get(ParticleGroup, (None, None))
-        out = [arr(g and g.scatter, i, (0, 3)), arr(g and g.mass, f), arr(g and g.g, f, (3,)),
-               arr(g and dense[hp], i)]
-        g, hl = parts.get(ParticleLinkGroup, (None, None))
-        out += [arr(g and g.scatter, i, (0, 6)), arr(g and g.k, f), arr(g and g.c, f), arr(g and g.L0, f),
-                arr(g and dense[hl], i)]
-        g, ha = parts.get(ParticleAnchorGroup, (None, None))
-        out += [arr(g and g.scatter, i, (0, 3)), arr(g and g.point, f, (0, 3)), arr(g and g.k, f),
-                arr(g and g.c, f), arr(g and dense[ha], i)]
-        return tuple(out)
-
-    @staticmethod
-    def _ropes(asm, dense) -> tuple:
-        """The rope-pulley pairs' part of the model tuple (compiled/equations.py ``rope_terms``): the group's arrays
-        (empty ones for a model without ropes)."""
-        groups = family_blocks(asm, RopePulleyGroup)
-        if not groups:
-            f, i = np.zeros(0), np.zeros(0, dtype=np.int64)
-            return (np.zeros((0, 10), dtype=np.int64), np.zeros((0, 10), dtype=np.int64), np.zeros((0, 3)),
-                    rope_second_derivatives(), f, f, f, f, f, f, i, np.zeros((0, 3)), i)
-        g, h = groups[0]
-        return (g.gather, g.scatter, g.axis, rope_second_derivatives(), g.R, g.K, g.c, g.n_exp, g.ka, g.ca, g.fkind,
-                g.fpar, dense[h])
-
     def _set_loads(self, t: float) -> None:
         if self._load_group is not None:
-            self._lvec[:] = self._load_group.vectors(t)
+            self.model.loads.vec[:] = self._load_group.vectors(t)
         if self._motor_groups:
-            self._volts[:] = np.concatenate([g.supply(t) for g in self._motor_groups])
+            self.model.motors.V[:] = np.concatenate([g.supply(t) for g in self._motor_groups])
 
     def _sample_voltages(self, times: list) -> tuple[np.ndarray, int]:
         """The motors' supply voltages (len(times), motors) at the block's times and how many leading times are
         valid (the block ends before a time at which a voltage function raises; the general step then raises
         it with its message)."""
-        out = np.zeros((len(times), self._volts.size))
+        out = np.zeros((len(times), self.model.motors.V.size))
         if not self._motor_groups:
             return out, len(times)
         for i, t in enumerate(times):
@@ -347,8 +208,7 @@ class CompiledStep:
         """Whether a compiled model can take the compiled step (see the module's docstring)."""
         s = asm.system
         return (not reuse_matrix and asm.nq + asm.m <= DENSE_LIMIT
-                and all(isinstance(g, _COMPILED_FAMILIES) or _plain_contacts(g) or _plain_ropes(g)
-                        for g in asm.families)
+                and all(g.on_compiled_step for g in asm.families)
                 and all(isinstance(b, (RigidBody, FlexibleBody)) for b in s.bodies)
                 and not any(g._python_structures for g in asm.flexible)
                 and asm.nonholonomic.m == 0 and not asm.interface_loads)
@@ -365,34 +225,39 @@ class CompiledStep:
                pen: np.ndarray | None = None):
         """One call of :func:`flexmb.compiled.blocks.run_block` (up to ``len(times)`` steps from state ``s``, ending at
         ``times`` (s), of sizes ``sizes`` (s); ``inputs`` =
-        (driven, driver values, load vectors, voltages)); returns ``(steps taken, code, outputs, springs'
-        references, contact history, last algorithmic acceleration, [iterations, factorizations], next h)``;
+        (driven, driver values, load vectors, voltages)); returns ``(steps taken, code, outputs, next h)``, the
+        outputs a ``BlockOutputs`` (flexmb/compiled/model.py);
         ``check_off``: the rows switched off as redundant are checked at each step. Every argument goes in the
         types of the entry's one compiled signature (C-contiguous arrays, floats, ints, bools): another layout or
         scalar type would compile the whole step again."""
         nq, m, n = s.q.size, s.lam.size, times.size
         c = np.ascontiguousarray
         f = float
-        out = (np.empty(n), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, m)), np.empty(n),
-               np.empty(n), np.empty(n))
-        pen = np.zeros(0) if pen is None else pen
-        sref = np.empty((n if contact_steps or self.keeps_history else 0, self._sref.size))   # history per row
         dyn = self._dynamic() if dyn is None else dyn
-        hist = np.empty((n if contact_steps else 0, 3, dyn[0].size))      # contact pairs' history (ropes have none)
-        a_last, stats, h_state = s.a.copy(), np.zeros(2), np.array([f(h)])
+        out = BlockOutputs(np.empty(n), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, nq)), np.empty((n, m)),
+                           np.empty(n), np.empty(n), np.empty(n),
+                           np.empty((n if contact_steps or self.keeps_history else 0, self._sref.size)),
+                           np.empty((n if contact_steps else 0, 3, dyn[0].size)), s.a.copy(), np.zeros(2))
+        pen = np.zeros(0) if pen is None else pen
+        h_state = np.array([f(h)])
         driven, values, loads, volts = inputs
         use_q_tol = q_tol is not None
         off_rows = np.flatnonzero(~self.asm.active).astype(np.int64) if check_off else self._no_rows
-        args = [int(n), c(times, dtype=f), c(sizes, dtype=f), f(h_b), h_state, f(h_nominal), f(h_max), f(h_contact or 0.0),
-                h_contact is not None, bool(locate), f(contact_tol), f(aim_min), c(s.q, dtype=f), c(s.v, dtype=f),
-                c(s.vd, dtype=f), c(s.a, dtype=f), c(s.lam, dtype=f), f(params.alpha_m), f(params.alpha_f),
-                f(params.beta), f(params.gamma), f(tol), c(q_tol if use_q_tol else s.q, dtype=f), use_q_tol,
-                int(max_iter), c(self.asm.active, dtype=bool), driven, c(values, dtype=f), c(loads, dtype=f),
-                c(volts, dtype=f), bool(energy), off_rows, bool(contact_steps), self.model, dyn, pen,
-                c(self.asm.inertia_scale, dtype=f), *out, sref, hist, a_last, stats]
-        args[_MODEL_ARG] = self.model_for(self._run_block, args, _MODEL_ARG)
-        k, code = self.call(self._run_block, args)
-        return k, code, out, sref, hist, a_last, stats, float(h_state[0])
+        settings = BlockSettings(int(n), f(h_b), f(h_nominal), f(h_max), f(h_contact or 0.0), h_contact is not None,
+                                 bool(locate), f(contact_tol), f(aim_min), f(params.alpha_m), f(params.alpha_f),
+                                 f(params.beta), f(params.gamma), f(tol), use_q_tol, int(max_iter), bool(energy),
+                                 bool(contact_steps))
+        start = BlockStart(c(s.q, dtype=f), c(s.v, dtype=f), c(s.vd, dtype=f), c(s.a, dtype=f), c(s.lam, dtype=f))
+        block_inputs = BlockInputs(c(times, dtype=f), c(sizes, dtype=f), driven, c(values, dtype=f),
+                                   c(loads, dtype=f), c(volts, dtype=f))
+        rest = (dyn, c(self.asm.active, dtype=bool), c(q_tol if use_q_tol else s.q, dtype=f), off_rows,
+                c(self.asm.inertia_scale, dtype=f), pen, h_state, out)
+
+        def args(model):
+            return (settings, start, block_inputs, model, *rest)
+
+        k, code = self.call(self._run_block, args(self.model_for(self._run_block, args)))
+        return k, code, out, float(h_state[0])
 
     def step(self, s, t1: float, h: float, params, tol: float, max_iter: int, q_tol):
         """The step of size h (s) from state ``s`` to time ``t1`` (s) as ``(q, v, vd, a, lam, iterations, factorizations)``, or
@@ -402,12 +267,12 @@ class CompiledStep:
         self._set_drivers(t1)
         self._set_loads(t1)
         self._load_history()
-        k, code, out, _, _, a, stats, _ = self._block(
+        k, code, out, _ = self._block(
             s, np.array([t1]), np.array([h]), h, h, params, tol, max_iter,
             (self._no_driven, self._no_values, self._no_loads, self._no_volts), False, False, h_max=h, q_tol=q_tol)
         if k != 1:
             return None
-        return out[1][0], out[2][0], out[3][0], a, out[4][0], int(stats[0]), int(stats[1])
+        return out.q[0], out.v[0], out.vd[0], out.last_a, out.lam[0], int(out.stats[0]), int(out.stats[1])
 
     def run(self, s, times: np.ndarray, sizes: np.ndarray, params, tol: float, max_iter: int,
             energy: bool) -> tuple[StepBlock, int, int]:
@@ -419,13 +284,13 @@ class CompiledStep:
         values, loads, volts, n = self._sample_inputs(list(times))
         self._load_history()
         h = float(sizes[0])
-        k, code, out, sref, hist, a_last, stats, _ = self._block(s, times[:n], sizes[:n], h, h, params, tol, max_iter,
-                                                                 (self.driven, values, loads, volts), energy, h_max=h)
+        k, code, out, _ = self._block(s, times[:n], sizes[:n], h, h, params, tol, max_iter,
+                                      (self.driven, values, loads, volts), energy, h_max=h)
         self._store_history()
-        block = StepBlock(k, *(x[:k] for x in out[:5]), a_last, *(x[:k] for x in out[5:]), code != self.CONVERGED)
+        block = _step_block(k, out, code != self.CONVERGED)
         if k and self.keeps_history:
-            block.history = self._history_rows(sref[:k], hist[:k])
-        return block, int(stats[0]), int(stats[1])
+            block.history = self._history_rows(out.sref[:k], out.dyn[:k])
+        return block, int(out.stats[0]), int(out.stats[1])
 
     # -- blocks of models with contact pairs (flexmb/compiled/step_end.py) ---------------------------------------
     def run_contacts(self, s, times: np.ndarray, sizes: np.ndarray, h_b: float, h: float, h_nominal: float,
@@ -443,16 +308,16 @@ class CompiledStep:
         values, loads, volts, n = self._sample_inputs(list(times))
         dyn = self._dynamic()           # fresh arrays (concatenated), moved on by the block
         self._load_history()
-        k, code, out, sref, hist, a_last, stats, h_next = self._block(
+        k, code, out, h_next = self._block(
             s, times[:n], sizes[:n], h_b, h, params, tol, max_iter, (self.driven, values, loads, volts), energy,
             h_nominal=h_nominal, h_max=h_max, h_contact=h_contact, locate=locate, contact_tol=contact_tol,
             aim_min=aim_min, contact_steps=True, dyn=dyn, pen=pen)
-        block = StepBlock(k, *(x[:k] for x in out[:5]), a_last, *(x[:k] for x in out[5:]), code != self.CONVERGED)
+        block = _step_block(k, out, code != self.CONVERGED)
         if k:
             self._store_history()
             self._store_dynamic(dyn)
-            block.history = self._history_rows(sref[:k], hist[:k])
-        return block, int(stats[0]), int(stats[1]), h_next
+            block.history = self._history_rows(out.sref[:k], out.dyn[:k])
+        return block, int(out.stats[0]), int(out.stats[1]), h_next
 
     def _sample_inputs(self, times: list) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         """The block's time-dependent inputs at ``times``: the driven instances' f and f'' (len(times), 2,
@@ -529,11 +394,6 @@ def elimination_order(asm) -> tuple[np.ndarray, list]:
     return order, moved
 
 
-_COMPILED_FAMILIES = (ScalarSpringGroup, AppliedLoadGroup, DCMotorGroup, ParticleGroup, ParticleLinkGroup,
-                      ParticleAnchorGroup)
-"""Element families the compiled evaluation holds (besides contact pairs with built-in laws, no friction)."""
-
-
 class _Rows:
     """Constraint values of a compiled evaluation (the part of ``Assembly.constraints`` the Newton step reads)."""
 
@@ -572,8 +432,7 @@ class CompiledEvaluation:
         """Whether the compiled evaluation holds every term of the model (the families, bodies and rows of
         :meth:`CompiledStep.qualifies`, at any size)."""
         s = asm.system
-        return (all(isinstance(g, _COMPILED_FAMILIES) or _plain_contacts(g) or _kernel_contacts(g)
-                    or _plain_ropes(g) for g in asm.families)
+        return (all(g.on_compiled_step or _kernel_contacts(g) for g in asm.families)
                 and all(isinstance(b, (RigidBody, FlexibleBody)) for b in s.bodies)
                 and not any(g._python_structures for g in asm.flexible)
                 and asm.nonholonomic.m == 0 and not asm.interface_loads)
@@ -594,10 +453,14 @@ class CompiledEvaluation:
         vals = np.zeros(self.n * self.n if self.dense else self._nnz) if want else self._empty
         cM, cC, cK, cH = (float(x) for x in coef[:4]) if want else (0.0, 0.0, 0.0, 0.0)
         f = np.ascontiguousarray      # the types of the step's call: one compiled signature (CompiledStep._block)
-        args = [f(q, dtype=float), f(v, dtype=float), f(a, dtype=float), f(lam, dtype=float),
-                f(asm.active, dtype=bool), want, cM, cC, cK, cH, c.model, c._dynamic(), r, phi, vals]
-        args[10] = c.model_for(self._equations, args, 10)
-        if not c.call(self._equations, args):
+        head = (f(q, dtype=float), f(v, dtype=float), f(a, dtype=float), f(lam, dtype=float),
+                f(asm.active, dtype=bool), want, cM, cC, cK, cH)
+        tail = (c._dynamic(), r, phi, vals)
+
+        def args(model):
+            return (*head, model, *tail)
+
+        if not c.call(self._equations, args(c.model_for(self._equations, args))):
             return None
         if self._side:
             qe, ve = extend(q, v)
@@ -618,38 +481,14 @@ class CompiledEvaluation:
         return r, _Rows(phi), S
 
 
-_FAMILY_PARTS = (0, 1, 2, 4, 5, 6, 8, 10)
-"""The parts of the model tuple whose first array has a row per instance or group: rigid bodies, joint groups,
-flexible groups, spring groups, contact groups, loads, motor groups, rope-pulley pairs."""
-
-_PART_NAMES = ("rigid bodies", None, "flexible bodies", None, "springs and bushings", "contact pairs",
-               "applied loads", "drivers", "DC motors", "particles", "rope-pulley pairs")
-"""The families of the model tuple's parts in words (None: joints, named by their row kinds, and the Euler
-parameters' normalization rows, which every model has)."""
-
-_MODEL_ARG = 33
-"""Position of the model tuple among the arguments of ``blocks.run_block`` (checked by tests/test_compiled_step.py)."""
-
-
-def family_blocks(asm, kind: type) -> list[tuple]:
-    """The element-family groups of type ``kind`` of a compiled model with their Newton-block handles."""
-    return [(g, h) for g, h in zip(asm.families, asm._h["families"]) if isinstance(g, kind)]
-
-
 def _kernel_contacts(g) -> bool:
     """A candidate-contact group with a compiled narrow phase and built-in laws (flexmb/contact/spheres.py)."""
     return isinstance(g, (SphereGroup, PlaneGroup)) and not g.law_table.any_user and g.use_kernel
 
 
-def _plain_contacts(g) -> bool:
-    """A contact-pair group the compiled step evaluates: any normal laws (user laws through the hook,
-    :class:`UserLawHook`), friction (if any) of built-in laws."""
-    return isinstance(g, ContactGroup) and bool(np.all(g.frictions.kind <= 2))
-
-
 class UserLawHook:
     """The Python side of the compiled step's one call into Python (flexmb/compiled/hook.py): the user contact laws
-    of the model's contact groups (pairs numbered as concatenated in the model tuple, ``offset`` the first pair of
+    of the model's contact groups (pairs numbered as concatenated in the compiled model, ``offset`` the first pair of
     each group with user laws). Called with the pairs ``first, first + 1, ...`` (a group's, or all of them), it
     writes the forces and derivatives of the pairs with a user law (``LawTable.user_forces``, one call per law
     object) and returns True; when a law fails it returns False: the compiled step then fails the evaluation, and
@@ -680,8 +519,3 @@ class UserLawHook:
         except Exception:  # noqa: BLE001 - compiled code cannot take it; the general step raises it
             return False
         return True
-
-
-def _plain_ropes(g) -> bool:
-    """A rope-pulley group the compiled step evaluates: no friction or built-in friction laws."""
-    return isinstance(g, RopePulleyGroup) and g.builtin
