@@ -10,8 +10,10 @@ called through the one hook of :mod:`flexmb.compiled.hook`, :class:`UserLawHook`
 gravity, and no other force elements, velocity
 constraints or joints at stiffened interfaces, and its iteration matrix is small enough for the dense path
 (``nq + m <= DENSE_LIMIT``). Everything else takes the general step of
-:class:`~flexmb.solvers.generalized_alpha.AlphaStepper`; a step the compiled call does not converge is taken
-again there, which retries it or raises the failure with its diagnostics.
+:class:`~flexmb.solvers.generalized_alpha.AlphaStepper`, whose residual is :class:`CompiledEvaluation` when the
+model's bodies and rows qualify (the families the compiled model holds in one call, the others beside it through
+their groups); a step the compiled call does not converge is taken again there, which retries it or raises the
+failure with its diagnostics.
 """
 from __future__ import annotations
 
