@@ -117,8 +117,9 @@ def test_sparse_rope_model_takes_the_compiled_evaluation(monkeypatch):
     assert np.max(np.abs(ref.work_nc)) > 1e-4
 
 
-def test_user_friction_law_keeps_the_general_path():
-    """A user FrictionLaw subclass has no compiled counterpart: the model takes the general path."""
+def test_user_friction_law_leaves_the_compiled_step():
+    """A user FrictionLaw subclass has no compiled counterpart: the model leaves the compiled step; its residual is
+    the compiled evaluation with the rope group called beside the compiled model, equal to the assembly's."""
     from flexmb.contact.friction import FrictionLaw
 
     class Mine(FrictionLaw):
@@ -131,4 +132,19 @@ def test_user_friction_law_keeps_the_general_path():
     rim = next(x for x in s.forces if x.name == "rim")
     rim.friction = Mine()
     asm = s.compile()
-    assert not cs.CompiledStep.qualifies(asm, reuse_matrix=False) and not cs.CompiledEvaluation.qualifies(asm)
+    assert not cs.CompiledStep.qualifies(asm, reuse_matrix=False) and cs.CompiledEvaluation.qualifies(asm)
+    ev = cs.CompiledEvaluation(asm)
+    assert [type(g).__name__ for g, _, _ in ev._side] == ["RopePulleyGroup"]
+    rng = np.random.default_rng(3)
+    res = fm.simulate(s, 0.05, 1e-3, progress=False)
+    k = res.q.shape[0] - 1
+    q, v, vd, lam, t = res.q[k], res.v[k], res.vd[k], res.lam[k], res.t[k]
+    v = v + 1e-3 * rng.standard_normal(v.size)          # slip on the rim: the user law's friction acts
+    coef = (1.2, 3e-4, 2.5e-7, 2.5e-7, 0.0)
+    r, rows, S = ev.residual(q, v, vd, lam, t, coef)
+    r0, rows0, S0 = asm.residual(q, v, vd, lam, t, coef=coef)
+    S, S0 = (x.toarray() if hasattr(x, "toarray") else x for x in (S, S0))
+    assert np.max(np.abs(r - r0)) < 1e-12 * np.max(np.abs(r0))     # the same terms summed in another order
+    assert np.max(np.abs(rows.phi - rows0.phi)) < 1e-14
+    assert np.max(np.abs(S - S0)) < 1e-12 * np.max(np.abs(S0))
+    assert res.stats["compiled_evaluations"] > 0

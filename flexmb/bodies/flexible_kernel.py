@@ -39,7 +39,7 @@ class FlexibleBodyGroup:
     """All flexible bodies with the same number of modes ``m``, evaluated at once."""
 
     @staticmethod
-    def pack_compiled(groups: list) -> "Flexible":
+    def pack_compiled(groups: list) -> tuple:
         """The flexible-body groups' part of the compiled model (flexmb/compiled/model.py ``Flexible``) from
         ``[(group, block positions), ...]``: their buffers concatenated (work buffers copied: the compiled code
         writes into them)."""

@@ -202,7 +202,7 @@ class RigidBodyGroup:
     ``dr/dq`` (K), ``dr/dv`` (C), ``dr/dv_dot`` (M), in the 7 coordinates of each body.
     """
 
-    def pack_compiled(self, pos: np.ndarray) -> "Bodies":
+    def pack_compiled(self, pos: np.ndarray) -> tuple:
         """The rigid bodies' part of the compiled model (flexmb/compiled/model.py ``Bodies``), ``pos`` the
         positions of their 7 x 7 blocks (empty for a model packed for its energies)."""
         from ..compiled.model import Bodies
@@ -273,7 +273,7 @@ class NormalizationGroup:
         self.rows = row0 + np.arange(self.n)
         self.labels = [f"Euler-parameter normalization of {b.name!r}" for b in bodies]
 
-    def pack_compiled(self, pos_jac, pos_jacT, pos_hess, pos_D, order) -> "Normalization":
+    def pack_compiled(self, pos_jac, pos_jacT, pos_hess, pos_D, order) -> tuple:
         """The normalization rows' part of the compiled model (flexmb/compiled/model.py ``Normalization``), with
         the remaining block positions and the elimination order of the dense Newton matrix."""
         from ..compiled.model import Normalization

@@ -247,7 +247,7 @@ class ContactGroup(ElementGroup):
         return bool(np.all(self.frictions.kind <= 2))
 
     @classmethod
-    def pack_compiled(cls, groups: list) -> "Contacts":
+    def pack_compiled(cls, groups: list) -> tuple:
         """The contact pairs' part of the compiled model (flexmb/compiled/model.py ``Contacts``); their
         approach-speed history is not in it (the step's separate ``dyn`` argument)."""
         from ..compiled.model import Contacts, concat, pack_measures

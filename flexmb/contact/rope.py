@@ -313,7 +313,7 @@ class RopePulleyGroup(ElementGroup):
         return self.builtin
 
     @classmethod
-    def pack_compiled(cls, groups: list) -> "Ropes":
+    def pack_compiled(cls, groups: list) -> tuple:
         """The rope-pulley pairs' part of the compiled model (flexmb/compiled/model.py ``Ropes``; a model has one
         group)."""
         from ..compiled.model import Ropes

@@ -90,7 +90,7 @@ class AppliedLoadGroup(ElementGroup):
     compiled_words = "applied loads"
 
     @classmethod
-    def pack_compiled(cls, groups: list) -> "Loads":
+    def pack_compiled(cls, groups: list) -> tuple:
         """The applied loads' part of the compiled model (flexmb/compiled/model.py ``Loads``; a model has one
         group); its vectors ``vec`` are set before each step."""
         from ..compiled.model import Loads

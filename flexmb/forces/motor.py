@@ -95,7 +95,7 @@ class DCMotorGroup(ElementGroup):
     compiled_words = "DC motors"
 
     @classmethod
-    def pack_compiled(cls, groups: list) -> "Motors":
+    def pack_compiled(cls, groups: list) -> tuple:
         """The DC motors' part of the compiled model (flexmb/compiled/model.py ``Motors``); the supply voltages
         ``V`` are set before each step."""
         from ..compiled.model import MotorTable, Motors, concat, int_table

@@ -184,7 +184,7 @@ class ScalarSpringGroup(ElementGroup):
     compiled_words = "springs and bushings"
 
     @classmethod
-    def pack_compiled(cls, groups: list) -> "Springs":
+    def pack_compiled(cls, groups: list) -> tuple:
         """The springs' part of the compiled model (flexmb/compiled/model.py ``Springs``); its ``ref`` holds the
         groups' unwrapping references as they are now."""
         from ..compiled.model import Springs, concat, pack_measures

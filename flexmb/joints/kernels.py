@@ -88,7 +88,7 @@ class PrimitiveGroup:
     """All primitives of one kind (and one pair of modal counts) in the system."""
 
     @staticmethod
-    def pack_compiled(groups: list) -> "Joints":
+    def pack_compiled(groups: list) -> tuple:
         """The joint primitive groups' part of the compiled model (flexmb/compiled/model.py ``Joints``) from
         ``[(group, (positions of its Jacobian, of its transpose, of its Hessian)), ...]``: the arrays flat and
         concatenated, the drivers' f, f'' and constant in ``drive`` (group g's block ``drive[3 first:3 (first +
