@@ -59,3 +59,9 @@ def test_crash_run_that_ends_in_contact_is_refused(monkeypatch):
     monkeypatch.setattr(model, "T_CRASH", 0.05)
     with pytest.raises(ModelError, match=r"end-underframe .*still touch the wall"):
         model.crash(model.INITIAL)
+
+
+@pytest.mark.parametrize("widths", [(0.1, 0.1), (0.1, -0.1, 0.1), (0.1, float("nan"), 0.1), "abc"])
+def test_bad_widths_are_refused(widths):
+    with pytest.raises(ModelError, match=r"end-underframe: widths must be three"):
+        model.build(widths, 30.0)

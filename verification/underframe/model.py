@@ -141,12 +141,23 @@ def _segment(s: fm.System, p, q, b: float, d: Data, name: str, v0: float) -> fm.
                               velocity=(v0, 0.0, 0.0), name=name))
 
 
+def _widths(widths) -> tuple:
+    """Three positive, finite flange widths (m), else a ModelError naming the value."""
+    try:
+        b = tuple(float(x) for x in widths)
+    except (TypeError, ValueError):
+        raise ModelError(f"end-underframe: widths must be three numbers (b1, b2, b3) in m, got {widths!r}") from None
+    if len(b) != 3 or not all(np.isfinite(x) and x > 0 for x in b):
+        raise ModelError(f"end-underframe: widths must be three positive numbers (b1, b2, b3) in m, got {widths!r}")
+    return b
+
+
 def build(widths, speed_kmh: float, d: Data = DATA, *, elastic: bool = False) -> Model:
     """The model with flange widths ``(b1, b2, b3)`` (m) moving at ``speed_kmh`` towards the wall (at
     x = buffer_length + contact radius). ``elastic=True`` gives every hinge an unreachable yield moment (the
     service runs: identical to the elastic-plastic model while no hinge yields, and a smooth continuation of
     the elastic moments past it)."""
-    b = tuple(float(x) for x in widths)
+    b = _widths(widths)
     v0 = speed_kmh * KMH
     s = fm.System(name="end-underframe")
     L, ws, wb, wc, e = d.length, d.w_sole, d.w_buffer, d.w_sill, d.kink
