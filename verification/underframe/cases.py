@@ -118,7 +118,9 @@ def paper_optimum(quick: bool) -> CaseResult:
     r.figures.append(_figure("the paper's optimal widths, 30 km/h", c))
     r.notes = ("VCSI tolerance 5 %: the index is a mean square, so 5 % is 2.5 % in the force levels; the scatter of "
                "the index between nearby designs (~0.5 %) and the step error (0.64 %, h = 1 ms against 0.5 ms) are "
-               "well inside. Reported, not checked: the service utilization here (about 0.62) against the paper's "
+               "well inside. The ratio to the initial VCSI depends most on the members' sideways offset (0.512 at "
+               "0.25 m, 0.746 at 0.45 m; 0.35 m chosen before this comparison, docs/theory-underframe.md §6). "
+               "Reported, not checked: the service utilization here (about 0.62) against the paper's "
                "1.009 -- in this model the buffer spring sets the service force, so the constraint does not bind at "
                "the paper's widths (docs/theory-underframe.md §6).")
     return r
