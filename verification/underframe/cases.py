@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework import CaseResult
-from .model import DATA, FAMILIES, H_STEP, INITIAL, PAPER_OPTIMUM, PAPER_VCSI, crash, service
+from .model import DATA, FAMILIES, G0, H_STEP, INITIAL, PAPER_OPTIMUM, PAPER_VCSI, crash, replay_hinge, service
 from .optimise import optimise_widths
 
 SOURCE = ("Pereira & Dias 2002, Optimization of rigid-flexible multibody systems with application to vehicle "
@@ -53,7 +53,6 @@ def _figure(title: str, c):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from .model import G0, replay_hinge
     res = c.result
     a = -res.acceleration(c.model.car)[:, 0] / G0
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9.0, 3.2))
@@ -97,7 +96,7 @@ def initial_design(quick: bool) -> CaseResult:
 
 
 def _replayed(c):
-    from .model import replay_hinge
+    """(hinge, replayed moment history) of every hinge of a crash run."""
     return [(h, replay_hinge(c.result.joint_coordinates(h.joint), h.k, h.Mp)[0]) for h in c.model.hinges]
 
 

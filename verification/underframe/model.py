@@ -40,6 +40,7 @@ import numpy as np
 import flexmb as fm
 from flexmb.contact import LinearSpringDamper
 from flexmb.errors import ModelError, RedundantConstraintWarning
+from flexmb.joints.kernels import extend
 
 KMH = 1.0 / 3.6          # m/s per km/h
 Z = (0.0, 0.0, 1.0)      # every hinge axis
@@ -314,7 +315,6 @@ def crash(widths, d: Data = DATA, speed_kmh: float = 30.0, h: float | None = Non
 
 def _extended(res, i: int):
     """Extended (ground appended) coordinates and velocities of saved state ``i``."""
-    from flexmb.joints.kernels import extend
     return extend(res.q[i], res.v[i])
 
 
