@@ -18,6 +18,7 @@ SUITES = {
     "impact": "verification.impact",
     "impulsive": "verification.impulsive",
     "train-crash": "verification.train_crash",
+    "underframe": "verification.underframe",
     "classics": "verification.classics",
     "manipulator": "verification.manipulator",
     "beams": "verification.beams",
