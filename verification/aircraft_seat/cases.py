@@ -52,9 +52,11 @@ against 705; 797 against 975 with the former joints). The paper's model is a MAD
 joints and a seat of two planes with measured loading curves; ours has three segments, so the joint stiffnesses
 are calibrated values of that reduced model, not the dummy's.
 
-HIC is computed over windows up to 36 ms (FMVSS 208 HIC36; the table's windows are 21-24 ms, and
-FAR 25.562(c)(5) limits the window to the head contact), on the head centre-of-mass accelerometer
-signal (kinematic acceleration less gravity) without filter. The step (0.2 ms, 0.05 ms in contact) is
+HIC is computed over windows up to 36 ms (FMVSS 208 HIC36; the table's windows are 21-24 ms) within the head
+strike (FAR 25.562(c)(5): t1 and t2 bound the head strike; ``head_strike``), on the head centre-of-mass
+accelerometer signal (kinematic acceleration less gravity) without filter. Before the strike the whipping head
+already sees 30-40 g in the sled run; over the whole record the best window of a run with a 5 % stiffer belt starts
+5 ms before the contact and lasts 28.8 ms, within the strike 22-23 ms. The step (0.2 ms, 0.05 ms in contact) is
 converged: halving it twice changes the sled run's HIC by 3e-5, its peak by +0.4 % and its window by
 -0.1 % (704.58 / 704.57 / 704.56; 142.0 / 142.4 / 142.5 g; 22.84 / 22.82 / 22.82 ms).
 
@@ -87,14 +89,25 @@ SLED_RUN_KINEMATICS = ("impact_speed_fps", "impact_angle_deg")      # against th
 STEP, STEP_CONTACT = 2e-4, 5e-5         # s; the contact lasts about 20 ms: 400 steps
 
 
+def head_strike(force: np.ndarray) -> slice:
+    """The samples of the head strike: from the last sample before the head first touches the bulkhead to the first
+    sample after it last leaves it (``force``: the contact force, N, per sample); every sample if it never touches."""
+    on = np.flatnonzero(force > 0.0)
+    if not on.size:
+        return slice(None)
+    return slice(max(int(on[0]) - 1, 0), int(on[-1]) + 2)
+
+
 def head_response(res, system) -> dict:
-    """HIC36 and its window, peak and HIC-average head acceleration (g), head speed (m/s) relative to the
-    bulkhead and hip-to-head angle from vertical (deg) at first contact."""
+    """HIC36 of the head strike (FAR 25.562(c)(5): t1 and t2 within the head strike) and its window, peak and
+    HIC-average head acceleration (g), head speed (m/s) relative to the bulkhead and hip-to-head angle from vertical
+    (deg) at first contact."""
     a = (mt.point_acceleration(res, "head") - np.asarray(system.gravity)) / G0
-    h = mt.hic(res.t, a, HIC_WINDOW)
     bulkhead = next(f for f in system.forces if f.name == "bulkhead")
     force = res.contact_force(bulkhead)
     on = np.flatnonzero(force > 0.0)
+    strike = head_strike(force)
+    h = mt.hic(res.t[strike], a[strike], HIC_WINDOW)
     out = {"hic": h.value, "hic_window_ms": 1e3 * (h.t2 - h.t1), "peak_head_g": float(np.linalg.norm(a, axis=1).max()),
            "average_head_g": (h.value / (h.t2 - h.t1)) ** 0.4 if h.t2 > h.t1 else 0.0,
            "peak_bulkhead_force_N": float(force.max())}
@@ -105,7 +118,8 @@ def head_response(res, system) -> dict:
         v_base = res.velocity(base)[i] if base else np.zeros(3)
         hip = res.position("pelvis")[i] if base else np.array([*Occupant().hip, 0.0])   # fixed hip of the rig
         d = res.position("head")[i] - hip
-        out.update(contact_time_s=float(res.t[i]), impact_speed_fps=float(np.linalg.norm(v_head - v_base)) / FT,
+        out.update(contact_time_s=float(res.t[i]), head_strike_ms=1e3 * float(res.t[on[-1]] - res.t[i]),
+                   impact_speed_fps=float(np.linalg.norm(v_head - v_base)) / FT,
                    impact_angle_deg=math.degrees(math.atan2(d[0], d[1])))
     return out
 
