@@ -43,6 +43,7 @@ def test_verify_train_crash_quick(tmp_path):
     assert trains["tolerance"]["sustained_over_plateau_min"] == "min 0.999"
     assert trains["tolerance"]["sustained_over_plateau_max"] == "max 1.034"
     assert trains["metrics"]["leading_mass_for_5g_t"] == pytest.approx(40.789, abs=1e-3)
+    assert trains["tolerance"]["crush_HE_max"] == "max 2"          # the held reading stays on Fig. 2's HE curve
     test = cases["safetrain-test-54kmh"]
     assert "crush_C_over_crush_A" in test["metrics"]
     # C's device fully crushed, checked on the light-interface run against the ideal series sequence

@@ -194,6 +194,7 @@ def _three_car_trains(speed: float, masses: tuple[float, float, float], block_st
 TRAIN_MASSES = (45.0e3, 40.0e3, 40.0e3)      # kg, cars 1 (leading, motor) to 3; Fig. 2 legible: 40 and 45 t
 HELD = 0.0                                    # block stiffness of the "last level held" reading (staircase.py)
 LEADING_CARS = ("T1-car1", "T2-car1")         # the two cars at the impact interface
+FIG2_HE_AXIS = 2.0                            # m, the displacement axis Pereira & Dias's Fig. 2 draws the HE curve on
 
 
 def _checked(r: CaseResult, metric: str) -> float:
@@ -279,6 +280,8 @@ def safetrain_3car_trains_55kmh(quick: bool) -> CaseResult:
     other = runs.blocked
     r.check("sustained_deceleration_max_g", runs.sustained_max_g, tolerance=f"max {SUSTAINED_LIMIT_G:g}")
     _check_plateau(r, runs.held, LEADING_CARS)
+    r.check("crush_HE_max", max(r.metrics[f"crush_impact_HE_{c}"] for c in LEADING_CARS),
+            tolerance=f"max {FIG2_HE_AXIS:g}")
     r.metrics.update(blocked_momentum_rel=_checked(other, "momentum_rel"),
                      blocked_device_energy_vs_closed_form_rel=_checked(other, "device_energy_vs_closed_form_rel"))
     r.notes = (_notes_common(h, t_end) + " Cars (x order) T1-car3, T1-car2, T1-car1 | T2-car1, T2-car2, T2-car3; "
