@@ -39,8 +39,19 @@ def test_verify_train_crash_quick(tmp_path):
         assert {f"energy_absorbed_{d}", f"energy_closed_form_{d}", f"ideal_step_3_energy_{d}"} <= set(trains["metrics"])
     # the blocked reading exhausts the HE fronts: reported, far above the limit
     assert trains["metrics"]["blocked_sustained_deceleration_max_g"] > 10.0
-    assert "crush_C_over_crush_A" in cases["safetrain-test-54kmh"]["metrics"]
+    # the 4.82 g against the closed-form plateau (F_HE3 - F_LE1) / m of the leading cars
+    assert trains["tolerance"]["sustained_over_plateau_min"] == "min 0.999"
+    assert trains["tolerance"]["sustained_over_plateau_max"] == "max 1.034"
+    assert trains["metrics"]["leading_mass_for_5g_t"] == pytest.approx(40.789, abs=1e-3)
+    assert trains["tolerance"]["crush_HE_max"] == "max 2"          # the held reading stays on Fig. 2's HE curve
+    test = cases["safetrain-test-54kmh"]
+    assert "crush_C_over_crush_A" in test["metrics"]
+    # C's device fully crushed, checked on the light-interface run against the ideal series sequence
+    assert {"light_interface_crush_A_vs_ideal_series", "light_interface_crush_C_vs_ideal_series"} <= set(test["reference"])
+    assert test["tolerance"]["light_interface_crush_C_over_stroke"] == "min 0.99"
     climb = cases["safetrain-anticlimber-54kmh"]["metrics"]
+    assert climb["paper_implied_stiffness"] == pytest.approx(9.80665e6)
+    assert climb["gap_at_paper_stiffness_max_mm"] > climb["gap_max_mm"]
     # the interlock holds the faces together; without it they slide apart by a car-pitch-sized amount
     assert climb["gap_max_mm"] < 0.1 * climb["gap_without_anticlimber_max_mm"]
     assert climb["anticlimber_force_max_t"] > 0.0
@@ -73,3 +84,27 @@ def test_curve_work_and_absorbed_closed_forms():
     # part-way down the unloading line (force 1 MN left)
     part = absorbed_after(curve, top, top - 2.0e6 / mb.K_UNLOAD, mb.K_UNLOAD)
     assert part == pytest.approx(curve_work(curve, top) - (3.0e6 ** 2 - 1.0e6 ** 2) / (2 * mb.K_UNLOAD), rel=1e-12)
+
+
+def test_leading_car_plateau_closed_form():
+    """The plateau of the leading car: (F_HE3 - F_LE1) / m, and the single-mass car the 5 g limit needs."""
+    from verification.train_crash.safetrain import leading_car_plateau_g, leading_mass_for_limit
+    assert leading_car_plateau_g(43.0e3) == pytest.approx(2.0e6 / 43.0e3 / 9.80665, rel=1e-12)
+    assert leading_mass_for_limit() == pytest.approx(2.0e6 / (5 * 9.80665), rel=1e-12)
+    assert leading_car_plateau_g(45.0e3) < 5.0 < leading_car_plateau_g(40.0e3)
+
+
+def test_ideal_series_crush():
+    """Two devices in series through a massless interface: A's LE stops at the end of its 2000 kN step (0.9 m), C's
+    HE takes the rest on its 3000 kN level; energies from the ideal step areas less the rises' triangles."""
+    from verification.train_crash.safetrain import ideal_series_crush
+    le, he = LE.curve(mb.RISE, 0.0), HE.curve(mb.RISE, 0.0)
+    full = curve_work(le, 0.9) + curve_work(he, 0.9)
+    rises = 0.5 * mb.RISE * (1e6 + 1e6 + 1e6 + 1e6 + 1e6)      # LE steps 1-2 (1, 1 MN jumps), HE steps 1-3
+    assert full == pytest.approx(0.1e6 + 1.6e6 + 0.2e6 + 0.4e6 + 1.5e6 - rises, rel=1e-12)
+    a, c = ideal_series_crush(full)
+    assert a == 0.9 and c == pytest.approx(0.9, abs=1e-9)
+    a, c = ideal_series_crush(full + 0.3e6)
+    assert c == pytest.approx(1.0, abs=1e-9)           # 0.3 MJ more on the 3000 kN level: 0.1 m
+    with pytest.raises(ValueError):
+        ideal_series_crush(1.0e6)

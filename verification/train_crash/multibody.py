@@ -91,10 +91,11 @@ def _box_inertia(mass: float, length: float, width: float = 3.0, height: float =
 
 
 def build(cars: list[Car], interfaces: list[Interface], names: list[str] | None = None,
-          block_stiffness: float = BLOCK_STIFFNESS) -> TrainModel:
+          block_stiffness: float = BLOCK_STIFFNESS, end_mass: float = END_MASS) -> TrainModel:
     """The composition ``cars`` (x order, touching end to end) with ``interfaces[k]`` between car k and k + 1.
     ``names[k]`` labels interface k's devices (default ``interface<k+1>``). ``block_stiffness`` (N/m): slope of
-    every device past its last step (0: the last level is held, the device never blocks)."""
+    every device past its last step (0: the last level is held, the device never blocks). ``end_mass`` (kg): each
+    end extremity, out of its car's mass."""
     if len(interfaces) != len(cars) - 1:
         raise ValueError(f"{len(cars)} cars need {len(cars) - 1} interfaces, got {len(interfaces)}")
     names = names or [f"interface{k + 1}" for k in range(len(interfaces))]
@@ -113,7 +114,7 @@ def build(cars: list[Car], interfaces: list[Interface], names: list[str] | None 
         return model.bodies[-1]
 
     for car, x, ne in zip(cars, centres, n_ends):
-        m_body = car.mass - 2 * BOGIE_MASS - ne * END_MASS
+        m_body = car.mass - 2 * BOGIE_MASS - ne * end_mass
         body = add(fm.RigidBody(m_body, _box_inertia(m_body, car.length), position=(x, 0, 0),
                                 velocity=(car.velocity, 0, 0), name=car.name), m_body)
         model.car_bodies.append(body)
@@ -128,9 +129,9 @@ def build(cars: list[Car], interfaces: list[Interface], names: list[str] | None 
     for k, (itf, label) in enumerate(zip(interfaces, names)):
         x_end = centres[k] + 0.5 * cars[k].length
         sides = ((cars[k], model.car_bodies[k], itf.left, -1), (cars[k + 1], model.car_bodies[k + 1], itf.right, 1))
-        m_ends = END_MASS * sum(stair is not None for *_, stair, _ in sides)
+        m_ends = end_mass * sum(stair is not None for *_, stair, _ in sides)
         # the end bodies' momentum, shared by the one body that stands for them
-        v_ends = sum(car.velocity for car, _, stair, _ in sides if stair is not None) * END_MASS / m_ends
+        v_ends = sum(car.velocity for car, _, stair, _ in sides if stair is not None) * end_mass / m_ends
         ends = add(fm.RigidBody(m_ends, _box_inertia(m_ends, 1.0), position=(x_end, 0, 0),
                                 velocity=(v_ends, 0, 0), name=f"{label}-ends"), m_ends)
         for car, body, stair, side in sides:
