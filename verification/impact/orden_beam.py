@@ -408,6 +408,7 @@ def orden_beam_convergence(quick: bool) -> CaseResult:
     small = {n: run_beam(n, h=steps.before, h_contact=steps.during) for n in (4, 10)}
     for n, run in small.items():
         r.metrics[f"first_contact_s_{n}el_20el_steps"] = run.first_contact.duration
+    r.figures.append(_mesh_figure({**small, 20: paper, 40: fine}))
     r.metrics.update({
         "energy_drift_20el_half_step": half.energy_drift, "energy_drift_40el": fine.energy_drift,
         "first_contact_s_20el": paper.first_contact.duration, "first_contact_s_40el": fine.first_contact.duration,
@@ -481,6 +482,22 @@ def _force_figure(runs: dict):
     ax.set_xlabel("t (s)")
     ax.set_ylabel("lower end's contact force (N)")
     ax.set_title("García Orden's beam on a wall: contact force (cf. Ambrósio Fig. 10)")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def _mesh_figure(runs: dict):
+    from ..fem.common import _axes
+    fig, ax = _axes()
+    n = np.array(sorted(runs))
+    ax.semilogx(n, [runs[k].first_contact.duration * 1e3 for k in n], "C0o-", label="flexmb, lower end's first contact")
+    ax.axhline(WAVE_RETURN_TIME * 1e3, color="k", ls=":", label="2 L / c (García Orden)")
+    ax.axhline(PAPER_CONTACT_TIME * 1e3, color="C3", ls="--", label="0.02 s (Ambrósio, average)")
+    ax.minorticks_off()
+    ax.set_xticks(n, [str(k) for k in n])
+    ax.set_xlabel("elements")
+    ax.set_ylabel("contact time (ms)")
+    ax.set_title("first contact against the mesh (4-20: 20-element steps; 40: 20 us)")
     ax.legend(fontsize=8)
     return fig
 
