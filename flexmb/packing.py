@@ -46,6 +46,20 @@ PART_WORDS = {"bodies": "rigid bodies", "flexible": "flexible bodies", "driver_r
 has the Euler parameters' normalization rows)."""
 
 
+def absent_parts(asm) -> list[str]:
+    """The parts of ``Model`` that ``asm`` has nothing of (None in its specialized model)."""
+    out = [name for name, items in family_parts(asm).items() if not items]
+    if asm.rigid.n == 0:
+        out.append("bodies")
+    if not asm.flexible:
+        out.append("flexible")
+    if not asm.groups:
+        out.append("joints")
+    if not np.any(asm.driver_rows):
+        out.append("driver_rows")
+    return out
+
+
 def family_parts(asm, positions=None, groups=None) -> dict:
     """``{part: [(group, block positions), ...]}`` of the element families of ``asm`` the compiled model holds (every
     part of :data:`PACKERS`, an empty list for none), in the model's order; ``positions`` the block positions of

@@ -22,7 +22,6 @@ from ..bodies.flexible import FlexibleBody
 from ..bodies.rigid import RigidBody
 from ..compiled import lazy_module
 from ..compiled.model import BlockInputs, BlockOutputs, BlockSettings, BlockStart, JointKinds, Model
-from ..contact.spheres import PlaneGroup, SphereGroup
 from ..groups import EvalState
 from ..joints.kernels import ROWS, extend
 from ..linalg import DENSE_LIMIT
@@ -67,8 +66,10 @@ class CompiledStep:
             dense = asm.pattern.sparse_positions if sparse else asm.pattern.dense_positions
         else:
             self.order, dense = elimination_order(asm)
-        self.model = pack_model(asm, dense, self.order)
-        parts = family_parts(asm)
+        # the families it holds (the sparse compiled evaluation calls the others on the side)
+        held = [g for g in asm.families if g.on_compiled_step] + list(asm.flexible)
+        self.model = pack_model(asm, dense, self.order, groups=held)
+        parts = family_parts(asm, groups=held)
         springs = [g for g, _ in parts["springs"]]
         first = self.model.springs.table.first
         self._refs = [(g, slice(int(a), int(a) + g.n)) for g, a in zip(springs, first)]
@@ -420,20 +421,21 @@ class CompiledEvaluation:
         from ..compiled.scatter import add_at
         from ..compiled.equations import equations
         self._equations, self._add_at = equations, add_at
-        # candidate contacts (sphere clouds, point-plane): one compiled kernel call per group besides the equations
+        # the families the compiled model does not hold, each through its group's residual (one call per group:
+        # candidate contacts' compiled narrow phase, crash elements, nodal loads, user forces, ...), added into the
+        # compiled call's residual and matrix values
         pos = asm.pattern.dense_positions if self.dense else asm.pattern.sparse_positions
         self._side = [(g, sc, pos[h]) for g, h, sc in zip(asm.families, asm._h["families"], asm._family_scatter)
-                      if _kernel_contacts(g)]
+                      if not g.on_compiled_step]
         self._nnz = asm.pattern.nnz
         self._empty = np.zeros(0)
 
     @staticmethod
     def qualifies(asm) -> bool:
-        """Whether the compiled evaluation holds every term of the model (the families, bodies and rows of
-        :meth:`CompiledStep.qualifies`, at any size)."""
+        """Whether the compiled evaluation holds the model's bodies and constraint rows (those of
+        :meth:`CompiledStep.qualifies`, at any size); families it does not compile are evaluated beside it."""
         s = asm.system
-        return (all(g.on_compiled_step or _kernel_contacts(g) for g in asm.families)
-                and all(isinstance(b, (RigidBody, FlexibleBody)) for b in s.bodies)
+        return (all(isinstance(b, (RigidBody, FlexibleBody)) for b in s.bodies)
                 and not any(g._python_structures for g in asm.flexible)
                 and asm.nonholonomic.m == 0 and not asm.interface_loads)
 
@@ -479,11 +481,6 @@ class CompiledEvaluation:
         S = sp.csr_matrix(pat.shape)        # empty shell on the fixed structure (as BlockPattern.assemble)
         S.data, S.indices, S.indptr = vals, pat.indices, pat.indptr
         return r, _Rows(phi), S
-
-
-def _kernel_contacts(g) -> bool:
-    """A candidate-contact group with a compiled narrow phase and built-in laws (flexmb/contact/spheres.py)."""
-    return isinstance(g, (SphereGroup, PlaneGroup)) and not g.law_table.any_user and g.use_kernel
 
 
 class UserLawHook:
