@@ -46,9 +46,10 @@ PART_WORDS = {"bodies": "rigid bodies", "flexible": "flexible bodies", "driver_r
 has the Euler parameters' normalization rows)."""
 
 
-def absent_parts(asm) -> list[str]:
-    """The parts of ``Model`` that ``asm`` has nothing of (None in its specialized model)."""
-    out = [name for name, items in family_parts(asm).items() if not items]
+def absent_parts(asm, groups=None) -> list[str]:
+    """The parts of ``Model`` that ``asm`` (its ``groups``, as :func:`pack_model`) has nothing of (None in its
+    specialized model)."""
+    out = [name for name, items in family_parts(asm, groups=groups).items() if not items]
     if asm.rigid.n == 0:
         out.append("bodies")
     if not asm.flexible:

@@ -68,6 +68,7 @@ class CompiledStep:
             self.order, dense = elimination_order(asm)
         # the families it holds (the sparse compiled evaluation calls the others on the side)
         held = [g for g in asm.families if g.on_compiled_step] + list(asm.flexible)
+        self._held = held
         self.model = pack_model(asm, dense, self.order, groups=held)
         parts = family_parts(asm, groups=held)
         springs = [g for g, _ in parts["springs"]]
@@ -109,7 +110,7 @@ class CompiledStep:
         present = set(int(k) for k in m.joints.table.kind)      # the joint kinds of the model's groups
         kinds = JointKinds(*(1 if k in present else None for k in range(len(JointKinds._fields))))
         parts = {"joints": m.joints._replace(kinds=kinds)}
-        parts.update({name: None for name in absent_parts(self.asm)})
+        parts.update({name: None for name in absent_parts(self.asm, self._held)})
         return m._replace(**parts)
 
     def model_for(self, function, call) -> Model:
