@@ -93,19 +93,3 @@ def pack_model(asm, positions=None, order=None, groups=None) -> Model:
         drivers = np.flatnonzero(asm.driver_rows).astype(np.int64)
     return Model(bodies=asm.rigid.pack_compiled(at(h["body"])), joints=joints,
                  flexible=FlexibleBodyGroup.pack_compiled(flexible), norm=norm, driver_rows=drivers, **families)
-
-
-def absent_parts(asm) -> list[str]:
-    """The fields of ``Model`` that ``asm`` has nothing of (rigid bodies, joint rows, flexible bodies, driver rows and
-    every element family without a group): the specialized model holds None there, so that numba leaves their code
-    out of its compile."""
-    out = [name for name, items in family_parts(asm).items() if not items]
-    if asm.rigid.n == 0:
-        out.append("bodies")
-    if not asm.groups:
-        out.append("joints")
-    if not asm.flexible:
-        out.append("flexible")
-    if not np.any(asm.driver_rows):
-        out.append("driver_rows")
-    return out
