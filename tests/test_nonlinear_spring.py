@@ -128,9 +128,31 @@ def test_runs_on_the_compiled_step_and_matches_the_general_path(monkeypatch):
     assert slow.stats["compiled_steps"] == 0
     # both converge each step to the Newton tolerance 1e-8 (scaled residual); the paths differ by that over the run
     assert np.abs(fast.q - slow.q).max() < 1e-7
+    # same Newton matrices: the same iteration counts
+    assert fast.stats["newton_iterations"] == slow.stats["newton_iterations"]
     # the stretch crossed breakpoints of the table during the swing (the test covers segment changes)
     d = np.linalg.norm(fast.q[:, :3], axis=1) - 0.95
     assert np.searchsorted(X_TABLE, d.min()) != np.searchsorted(X_TABLE, d.max())
+
+
+def test_compiled_equations_equal_the_assembly_at_a_random_state():
+    """The compiled terms (flexmb/compiled/equations.py ``nonlinear_spring_terms``, through the compiled evaluation)
+    against the group's Python residual (the assembly), residual and Newton matrix, at a random state."""
+    s = pendulum(lambda a, b, pa, pb: fm.NonlinearSpring(a, b, point_a=pa, point_b=pb, force=(X_TABLE, F_TABLE),
+                                                         damping=0.7, length=0.95, name="spring"))
+    asm = s.compile()
+    rng = np.random.default_rng(3)
+    q0, v0 = asm.initial_state()
+    q, v, a = q0 + 0.02 * rng.standard_normal(q0.size), rng.standard_normal(q0.size), rng.standard_normal(q0.size)
+    lam = rng.standard_normal(asm.m)
+    coef = (1.0, 30.0, 900.0, 900.0, 0.0)
+    r_ref, _, S_ref = asm.residual(q, v, a, lam, 0.1, coef=coef)
+    r, _, S = cs.CompiledEvaluation(asm).residual(q, v, a, lam, 0.1, coef=coef)
+    S_ref, S = (np.asarray(x.toarray() if hasattr(x, "toarray") else x) for x in (S_ref, S))
+    # the same kernel on the same numbers, summed in another order: round-off of the largest entry
+    assert np.abs(r - r_ref).max() < 1e-12 * np.abs(r_ref).max()
+    assert np.abs(S - S_ref).max() < 1e-12 * np.abs(S_ref).max()
+    assert np.abs(S_ref[:3, :3]).max() > 1e3        # the spring's block is in it (900 x slope 2000-10 000 N/m)
 
 
 def energy_drift(h):
