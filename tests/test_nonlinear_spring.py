@@ -210,3 +210,21 @@ def test_bad_length_and_coincident_points():
                            name="mount")
     with pytest.raises(ModelError, match=r"nonlinear spring 'mount': point_a and point_b coincide"):
         fm.NonlinearSpring(s.ground, b, point_a=(1, 0, 0), point_b=(1, 0, 0), force=([0, 1], [0, 1]), name="mount")
+
+
+def test_the_universal_form_holds_an_empty_part():
+    """A model without nonlinear springs packs an empty part (the universal step's types, every family present):
+    its terms add nothing and its power is zero, with the array types of a filled part."""
+    from flexmb.compiled import equations as eq
+    from flexmb.compiled.model import NonlinearSprings
+    from flexmb.forces.nonlinear_spring import NonlinearSpringGroup
+    part = NonlinearSpringGroup.pack_compiled([])
+    assert isinstance(part, NonlinearSprings) and part.table.n.size == 0 and part.sides.shape == (0, 4)
+    r, vals = np.zeros(14), np.zeros(4)
+    assert eq.nonlinear_spring_terms(part, np.ones(14), np.ones(14), 1.0, 1.0, True, r, vals)
+    assert not r.any() and not vals.any()
+    assert eq.nonlinear_springs_power(np.ones(7), np.ones(7), part) == 0.0
+    full = NonlinearSpringGroup.pack_compiled([(g, np.zeros(0, dtype=np.int64)) for g in
+                                               pendulum(linear_table(1.0)).compile().of_family("nonlinear springs")])
+    assert all(np.asarray(a).dtype == np.asarray(b).dtype and np.ndim(a) == np.ndim(b)
+               for a, b in zip(part[1:], full[1:]))
