@@ -13,6 +13,7 @@ from .joints import Cylindrical, Distance, Driver, Fixed, Joint, Planar, Prismat
 from .joints import KnifeEdge, RollingDisc, VelocityConstraint
 from .joints.winch import Winch, payout_profile
 from .forces.particles import ParticleAnchors, ParticleLinks, Particles
+from .forces.nonlinear_spring import NonlinearSpring
 from .results import Result, load_result
 from .studies import Grid, Samples, Study, StudyResult
 from .system import System
@@ -61,7 +62,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "__version__", "errors", "System", "Body", "Ground", "RigidBody", "PointMass", "FlexibleBody", "NonlinearBeam",
     "Joint", "Fixed", "Revolute", "Spherical", "Prismatic", "Cylindrical", "Universal", "Planar", "Distance",
-    "Driver", "Winch", "payout_profile", "KnifeEdge", "RollingDisc", "VelocityConstraint", "linearize", "Force", "Torque", "NodalForce", "NodalTorque", "DCMotor", "PlasticHinge", "CrushElement", "triangular_pulse", "far_562_pulse", "SpherePlaneContact", "SphereSphereContact", "contact", "campbell", "CampbellDiagram", "SpringDamper", "RotationalSpringDamper", "Bushing", "UserForce",
+    "Driver", "Winch", "payout_profile", "KnifeEdge", "RollingDisc", "VelocityConstraint", "linearize", "Force", "Torque", "NodalForce", "NodalTorque", "DCMotor", "PlasticHinge", "CrushElement", "triangular_pulse", "far_562_pulse", "SpherePlaneContact", "SphereSphereContact", "contact", "campbell", "CampbellDiagram", "SpringDamper", "RotationalSpringDamper", "Bushing", "NonlinearSpring", "UserForce",
     "Particles", "ParticleLinks", "ParticleAnchors", "SprocketContact", "Sheave", "SheaveRope",
     "wrench_to_generalized", "TimeFunction", "simulate", "static_equilibrium", "Result", "load_result",
     "Study", "Grid", "Samples", "StudyResult",

@@ -140,6 +140,7 @@ FAMILY_MODULES: list[str] = [
     "flexmb.forces.particles",
     "flexmb.contact.sprocket",
     "flexmb.contact.sheave_rope",
+    "flexmb.forces.nonlinear_spring",
 ]
 """Modules whose ``build_groups(forces, nq, st)`` is a registered builder (imported when a model compiles).
 

@@ -65,6 +65,10 @@ def make_flexible(kind):
         "flex-spring-node": lambda: [fm.SpringDamper(f.node(3), a, point_a=Pt, point_b=(0.1, 0.2, 0.3), k=50.0, c=3.0),
                                      fm.Bushing(b, f.interface("tip"), Pt, stiffness=[10, 20, 30, 4, 5, 6],
                                                 damping=[1, 2, 3, .4, .5, .6])],
+        # elongation 0.2-2.0 m at the random states: inside the segment (-1, 3)
+        "flex-nonlinear-spring": lambda: [fm.NonlinearSpring(f.node(3), a, point_a=Pt, point_b=(0.1, 0.2, 0.3),
+                                                             force=([-1.0, 3.0, 5.0], [-80.0, 120.0, 400.0]),
+                                                             damping=3.0, length=0.4)],
         "flex-nodal-force": lambda: [fm.NodalForce(f, [2, 4], (1.0, -2.0, 3.0)),
                                      fm.NodalForce(f, "tip", lambda t: (t, 1.0, -1.0), body_fixed=True)],
         "flex-flex": lambda: [g := s.add(flexible("g", n_modes=2, position=tuple(Pt))),
@@ -108,6 +112,10 @@ def make(kind):
         "spring-damper": lambda: [fm.SpringDamper(a, b, point_a=(0, 0.1, 0), point_b=(1.1, 0.0, 0.3), k=120.0, c=4.0,
                                                   free_length=0.7)],
         "rotational-spring": lambda: [fm.RotationalSpringDamper(a, b, ax, k=30.0, c=2.0, free_angle=0.2)],
+        # elongation about 0.45 m at the random states: inside the middle segment (0, 1.2), away from the kinks
+        "nonlinear-spring": lambda: [fm.NonlinearSpring(a, b, point_a=(0, 0.1, 0), point_b=(1.1, 0.0, 0.3),
+                                                        force=([-0.5, 0.0, 1.2, 2.0], [-200.0, 0.0, 150.0, 600.0]),
+                                                        damping=4.0, length=0.7)],
         "bushing": lambda: [fm.Bushing(a, b, P, stiffness=[10, 20, 30, 4, 5, 6], damping=[1, 2, 3, .4, .5, .6])],
         "forces": lambda: [fm.Force(a, (1, 2, 3), local_point=(0.1, -0.2, 0.3)),
                            fm.Force(b, lambda t: (1, -2, t), local_point=(0.3, 0.1, 0), body_fixed=True),
@@ -160,7 +168,7 @@ KINDS = ["fixed", "revolute", "revolute-ground", "spherical", "prismatic", "cyli
          "user-force",
          "flex-body", "flex-revolute-interface", "flex-fixed-node", "flex-angle-driver", "flex-spring-node",
          "flex-nodal-force", "flex-flex",
-         "sphere-mesh", "sphere-cloud", "flex-node-plane", "flex-node-mesh"]
+         "sphere-mesh", "sphere-cloud", "flex-node-plane", "flex-node-mesh", "nonlinear-spring", "flex-nonlinear-spring"]
 
 
 def fd(f, x, eps=1e-6):

@@ -2,7 +2,7 @@
 ``Phi`` and the values of the Newton matrix, written through the position maps of the fixed pattern
 (flexmb/sparsity.py), one function per element family (:func:`rigid_terms`, :func:`flexible_terms`,
 :func:`spring_terms`, :func:`load_terms`, :func:`motor_terms`, :func:`contact_terms`, :func:`joint_terms`,
-:func:`particle_terms`, :func:`rope_terms`), each returning at once for a part that is None, and
+:func:`particle_terms`, :func:`rope_terms`, :func:`nonlinear_spring_terms`), each returning at once for a part that is None, and
 :func:`equations`, which calls them all: the Newton iteration of flexmb/compiled/step.py and the sparse compiled
 evaluation (:class:`flexmb.solvers.compiled_step.CompiledEvaluation`) both call it.
 
@@ -29,6 +29,7 @@ from .forces import loads_kernel, motor_kernel, spring_kernel
 from .joints import (_angle_hess, _angle_rows, _coordinate_hess, _coordinate_rows, _distance_hess, _distance_rows,
                      _dot1_hess, _dot1_rows, _dot2_hess, _dot2_rows, _point_hess, _point_rows)
 from .measures import ANGLE, measure_kernel
+from .nonlinear_spring import spring_kernel as nonlinear_spring_kernel, spring_power as nonlinear_spring_power
 from .particles import anchor_kernel, link_kernel, particle_kernel
 from .rigid import rigid_residual
 from .rope import evaluate_pairs as rope_pairs, pairs_power as rope_pairs_power
@@ -361,6 +362,8 @@ def equations(q, v, vd, lam, act, with_matrix, cM, cC, cK, cH, model, dyn, r, ph
     if not particle_terms(model.particles, q, v, vd, qe, ve, cM, cC, cK, with_matrix, r, vals):
         return False
     rope_terms(model.ropes, qe, ve, cC, cK, with_matrix, r, vals)
+    if not nonlinear_spring_terms(model.nonlinear_springs, qe, ve, cC, cK, with_matrix, r, vals):
+        return False
     jac, H = joint_terms(model.joints, qe, ve, act, lam_act, with_matrix, cH, r, phi)
     for i in range(mj):
         if not act[i]:
@@ -466,14 +469,65 @@ def rope_terms(ropes, qe, ve, cC, cK, with_matrix, r, vals):
     return parts
 
 
+# -- nonlinear spring-dampers (flexmb/forces/nonlinear_spring.py) -------------------------------------------------
+@njit(cache=True)
+def _nonlinear_spring_group(g, part):
+    """Views of nonlinear-spring group g: m_i, m_j, gather, scatter (n, nx), vectors (n, 4, 3), shapes
+    (n, 4, 3, modes), sides (4,), free lengths, dampings, table offsets and sizes (n,), block positions."""
+    t = part.table
+    n, nx, mi, mj, sm = t.n[g], t.nx[g], t.m_i[g], t.m_j[g], t.modes[g]
+    og, ov, osh, op, opos = t.at_gather[g], t.at_vec[g], t.at_shape[g], t.first[g], t.at_pos[g]
+    par = slice(op, op + n)
+    return (mi, mj, part.gather[og:og + n * nx].reshape((n, nx)), part.scatter[og:og + n * nx].reshape((n, nx)),
+            part.vec[ov:ov + 12 * n].reshape((n, 4, 3)), part.shape[osh:osh + 12 * n * sm].reshape((n, 4, 3, sm)),
+            part.sides[g], part.x0[par], part.c[par], part.at[par], part.size[par], part.pos[opos:opos + n * nx * nx])
+
+@njit(cache=True)
+def nonlinear_spring_terms(part, qe, ve, cC, cK, with_matrix, r, vals):
+    """Add the nonlinear spring-dampers' terms, one kernel call per group (compiled/nonlinear_spring.py
+    ``spring_kernel``); False when a spring has no direction (the general path reports it)."""
+    if part is None:
+        return True
+    for g in range(part.table.n.size):
+        mi, mj, gg, sc_, vec, shp, sides, x0, c, at, size, pos = _nonlinear_spring_group(g, part)
+        n, nx = gg.shape
+        x, xd, rs = np.empty(n), np.empty(n), np.empty((n, nx))
+        bs = np.empty((n if with_matrix else 1, nx, nx))
+        if nonlinear_spring_kernel(qe, ve, gg, vec, shp, sides, mi, mj, x0, c, at, size, part.xs, part.Fs, cK, cC,
+                                   with_matrix, x, xd, rs, bs) >= 0:
+            return False
+        add_at(r, sc_.reshape(-1), rs.reshape(-1))
+        if with_matrix:
+            add_at(vals, pos, bs.reshape(-1))
+    return True
+
+@njit(cache=True)
+def nonlinear_springs_power(q, v, part):
+    """Damper power ``-sum c e_dot^2`` (W) of the nonlinear springs (as ``NonlinearSpringGroup.power``)."""
+    if part is None:
+        return 0.0
+    false_ = np.bool_(False)  # no literal (docs/architecture.md §2)
+    qe, ve = _extended(q, v)
+    P = 0.0
+    for g in range(part.table.n.size):
+        mi, mj, gg, sc_, vec, shp, sides, x0, c, at, size, pos = _nonlinear_spring_group(g, part)
+        n, nx = gg.shape
+        x, xd = np.empty(n), np.empty(n)
+        nonlinear_spring_kernel(qe, ve, gg, vec, shp, sides, mi, mj, x0, c, at, size, part.xs, part.Fs, 0.0, 0.0,
+                                false_, x, xd, np.empty((n, nx)), np.empty((1, nx, nx)))
+        P += nonlinear_spring_power(xd, c)
+    return P
+
+
 # -- the families' powers at an accepted state (the energy balance of a block) -----------------------------------
 @njit(cache=True)
 def family_powers(q, v, model):
     """Non-conservative power (W) of the families at an accepted state, the sum of one function per family (each
     returns 0 for a part that is None): modal damping of the flexible bodies, applied loads, DC motors, particle
-    links and anchors, rope-pulley pairs (springs and contact pairs book theirs when they accept a step)."""
+    links and anchors, rope-pulley pairs, nonlinear springs (springs and contact pairs book theirs when they accept a step)."""
     return (loads_power(q, v, model.loads) + motors_power(q, v, model.motors) + particle_power(q, v, model.particles)
-            + rope_power(q, v, model.ropes) + flexible_power(v, model.flexible))
+            + rope_power(q, v, model.ropes) + flexible_power(v, model.flexible)
+            + nonlinear_springs_power(q, v, model.nonlinear_springs))
 
 
 @njit(cache=True)

@@ -21,7 +21,7 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 __all__ = ["Model", "Bodies", "JointTable", "JointKinds", "Joints", "FlexTable", "Flexible", "Normalization",
-           "MeasureTable", "Springs", "Contacts", "Loads", "MotorTable", "Motors", "Particles", "Ropes",
+           "MeasureTable", "Springs", "Contacts", "Loads", "MotorTable", "Motors", "Particles", "Ropes", "NonlinearSprings",
            "BlockSettings", "BlockStart", "BlockInputs", "BlockOutputs", "int_table", "concat", "pack_measures",
            "EMPTY_POSITIONS"]
 
@@ -311,6 +311,25 @@ class Ropes(NamedTuple):
     pos: np.ndarray
 
 
+class NonlinearSprings(NamedTuple):
+    """Nonlinear spring-dampers (flexmb/forces/nonlinear_spring.py): their ``length`` measures and sides, per
+    instance the free length ``x0`` (m), damping ``c`` (N s/m) and its law's table: ``xs[at:at + size]``
+    elongations (m) and ``Fs[at:at + size]`` forces (N), all groups concatenated; block positions."""
+    table: MeasureTable
+    gather: np.ndarray
+    scatter: np.ndarray
+    vec: np.ndarray
+    shape: np.ndarray
+    sides: np.ndarray
+    x0: np.ndarray
+    c: np.ndarray
+    at: np.ndarray
+    size: np.ndarray
+    xs: np.ndarray
+    Fs: np.ndarray
+    pos: np.ndarray
+
+
 class Model(NamedTuple):
     """A compiled model: one part per family (None when a specialized model lacks it) and the rows of driver
     constraints."""
@@ -325,6 +344,7 @@ class Model(NamedTuple):
     motors: Optional[Motors]
     particles: Optional[Particles]
     ropes: Optional[Ropes]
+    nonlinear_springs: Optional[NonlinearSprings]
 
 
 # -- the arguments of a block of steps (flexmb/compiled/blocks.py ``run_block``) --------------------------------
