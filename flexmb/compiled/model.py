@@ -21,8 +21,8 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 __all__ = ["Model", "Bodies", "JointTable", "JointKinds", "Joints", "FlexTable", "Flexible", "Normalization",
-           "MeasureTable", "Springs", "Contacts", "Loads", "MotorTable", "Motors", "Particles", "Ropes", "NonlinearSprings",
-           "BlockSettings", "BlockStart", "BlockInputs", "BlockOutputs", "int_table", "concat", "pack_measures",
+           "MeasureTable", "Springs", "Contacts", "Loads", "MotorTable", "Motors", "Particles", "Ropes",
+           "NonlinearSprings", "BlockSettings", "BlockStart", "BlockInputs", "BlockOutputs", "int_table", "concat", "pack_measures",
            "EMPTY_POSITIONS"]
 
 
